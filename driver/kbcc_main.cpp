@@ -1,0 +1,72 @@
+// Top-level dispatch: subcommand, help, launcher form or compiler form.
+#include "driver/command.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace kbcc::driver {
+namespace {
+
+void print_help() {
+  std::printf("kbcc - a drop-in replacement for nvcc that compiles in validated, faster kernel variants\n\n"
+              "Usage:\n"
+              "  kbcc <nvcc arguments>             compile exactly as nvcc would (compiler form)\n"
+              "  kbcc <path/to/nvcc> <arguments>   the same, with an explicit nvcc (launcher form)\n"
+              "  kbcc <command> [options]          run a kbcc command (kbcc <command> --help for details)\n\n"
+              "Commands:\n");
+  for (const auto &c : commands()) std::printf("  %-12s %s\n", c.name, c.summary);
+  std::printf("\nkbcc options in compiler form (removed before nvcc runs):\n"
+              "  --kbcc-dry-run     print the nvcc command(s) kbcc would run, and run nothing\n"
+              "  --kbcc-verbose     print what kbcc does with this compile on stderr\n"
+              "  --kbcc-disable     run nvcc unchanged for this compile\n\n"
+              "Other:\n"
+              "  kbcc --help        this text (nvcc's own help: kbcc nvcc --help)\n"
+              "  kbcc --kbcc-version  kbcc's version (--version is nvcc's, for CMake)\n\n"
+              "Configuration: KBCC_* environment variables or $KBCC_DIR/kbcc.conf; see `kbcc config --list`\n"
+              "and docs/config.md.\n");
+}
+
+bool is_launcher_argument(const std::string &arg) {
+  if (arg.empty() || arg[0] == '-' || arg[0] == '@') return false;
+  std::string base = std::filesystem::path(arg).filename().string();
+  if (base == "nvcc" || base.rfind("nvcc", 0) == 0) return true;
+  std::error_code ec;
+  return arg.find('/') != std::string::npos && std::filesystem::is_regular_file(arg, ec) && access(arg.c_str(), X_OK) == 0 &&
+         std::filesystem::path(arg).extension().empty();
+}
+
+}  // namespace
+
+int kbcc_main(int argc, char **argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::string invoked = std::filesystem::path(argv[0]).filename().string();
+  if (invoked != "nvcc" && !args.empty()) {
+    if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+      print_help();
+      return 0;
+    }
+    if (args[0] == "--kbcc-version") {
+      std::printf("kbcc " KBCC_VERSION "\n");
+      return 0;
+    }
+    if (const Command *c = find_command(args[0])) {
+      std::vector<std::string> rest(args.begin() + 1, args.end());
+      if (!rest.empty() && (rest[0] == "--help" || rest[0] == "-h")) {
+        std::printf("%s\n", c->usage);
+        return 0;
+      }
+      return c->run(rest);
+    }
+    if (is_launcher_argument(args[0])) {
+      std::string nvcc = args[0];
+      args.erase(args.begin());
+      return run_compiler_mode(args, nvcc);
+    }
+  }
+  return run_compiler_mode(args, "");
+}
+
+}  // namespace kbcc::driver

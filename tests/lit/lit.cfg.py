@@ -1,0 +1,63 @@
+# lit configuration for kbcc's behaviour tests.
+#
+# Substitutions:  %kbcc  the built kbcc;  %fake-nvcc  a fake nvcc that logs argv;
+#                 %nvcc  the real nvcc;   %python;  %S/%s/%t as usual.
+# Features:       nvcc (real nvcc present), cuda-gpu (a GPU is visible),
+#                 cupti, redis, nginx, chromium.
+import os
+import shutil
+import subprocess
+
+import lit.formats
+
+config.name = "kbcc"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".test", ".cu"]
+config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.kbcc_obj_root, "tests", "lit")
+
+config.environment["PATH"] = os.pathsep.join(
+    [config.kbcc_bin_dir, config.llvm_tools_dir, os.path.join(config.cuda_root, "bin"),
+     config.environment.get("PATH", os.environ.get("PATH", ""))])
+for var in ("HOME", "TMPDIR", "LANG"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+# Tests never touch the user's cache: every test sets KBCC_DIR=%t... itself;
+# this default keeps a forgotten one out of ~/.cache.
+config.environment["KBCC_DIR"] = os.path.join(config.test_exec_root, "default-kbcc-dir")
+for var in ("KBCC_NVCC", "KBCC_SNAPSHOT", "KBCC_REMOTE", "KBCC_LLM_API", "NVCC_PREPEND_FLAGS",
+            "NVCC_APPEND_FLAGS", "CUDA_HOME"):
+    config.environment.pop(var, None)
+
+nvcc = os.path.join(config.cuda_root, "bin", "nvcc")
+config.substitutions.append(("%kbcc", os.path.join(config.kbcc_bin_dir, "kbcc")))
+config.substitutions.append(("%fake-nvcc", os.path.join(config.kbcc_src_root, "tests", "lit", "Inputs", "fake-nvcc")))
+config.substitutions.append(("%nvcc", nvcc))
+config.substitutions.append(("%python", config.python))
+config.substitutions.append(("%cmake", config.cmake))
+config.substitutions.append(("%src_root", config.kbcc_src_root))
+config.substitutions.append(("%obj_root", config.kbcc_obj_root))
+
+if os.path.exists(nvcc):
+    config.available_features.add("nvcc")
+if os.path.exists(os.path.join(config.cuda_root, "include", "cupti.h")):
+    config.available_features.add("cupti")
+
+
+def has_gpu():
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return False
+    try:
+        out = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=20)
+        return out.returncode == 0 and "GPU" in out.stdout
+    except Exception:
+        return False
+
+
+if has_gpu():
+    config.available_features.add("cuda-gpu")
+for tool, feature in (("redis-server", "redis"), ("nginx", "nginx"), ("chromium", "chromium")):
+    if shutil.which(tool) or os.path.exists("/usr/sbin/" + tool):
+        config.available_features.add(feature)
