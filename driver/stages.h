@@ -1,0 +1,64 @@
+// The stages of one compile, behind interfaces so each module fills its own:
+//   extract (tooling/) -> look up (cache/, kb/, snapshot) -> rewrite (tooling/)
+// The driver's pipeline (driver/compile_pipeline.*) only talks to these.
+#pragma once
+
+#include "support/expected.h"
+#include "tooling/kernel.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kbcc::driver {
+
+// One CUDA translation unit to compile, as the argument model understood it.
+struct CompileUnit {
+  std::string source;                     // path of the .cu file as given
+  std::string source_abs;                 // absolute path
+  std::vector<std::string> archs;         // real device archs compiled for SASS, e.g. {"sm_80","sm_90"}
+  std::vector<std::string> device_flags;  // flags that can change device code, normalized (-D.., -U.., -I.., -std=.., --use_fast_math, -G, -O3, -Xptxas=..)
+  std::vector<std::string> include_flags; // -I/-isystem/-include in order, for parsing
+  std::string std;                        // "c++17" when not given
+  std::vector<std::string> nvcc_argv;     // the complete original nvcc command (argv[0] = real nvcc)
+  std::string toolchain;                  // nvcc version text + CCCL version
+  std::string working_dir;
+};
+
+class Extractor {
+public:
+  virtual ~Extractor() = default;
+  // Lists the kernels of `unit` for `arch`. Errors are internal failures
+  // (the build then falls back to nvcc).
+  virtual Expected<tooling::Extraction> extract(const CompileUnit &unit, const std::string &arch) = 0;
+};
+
+// A variant chosen for one kernel and arch.
+struct ChosenVariant {
+  std::string kernel_hash;
+  std::string arch;
+  std::string source;   // replacement definition of the kernel
+  std::string name;     // label for #line, e.g. "kbcc-variant-<id>"
+  std::string origin;   // "cache", "snapshot", "remote"
+};
+
+class VariantLookup {
+public:
+  virtual ~VariantLookup() = default;
+  // The variant to compile in for `kernel` on `arch`, if any.
+  virtual std::optional<ChosenVariant> lookup(const tooling::Kernel &kernel, const std::string &arch) = 0;
+  // Records the kernels of a compile in the registry (no-op when pinned).
+  virtual void record(const CompileUnit &unit, const std::vector<tooling::Extraction> &per_arch) = 0;
+};
+
+class UnitRewriter {
+public:
+  virtual ~UnitRewriter() = default;
+  // Returns the text of `unit` with each chosen variant under
+  // #if __CUDA_ARCH__ == NNN (original under #else).
+  virtual Expected<std::string> rewrite(const CompileUnit &unit, const std::vector<tooling::Extraction> &per_arch,
+                                        const std::vector<ChosenVariant> &chosen) = 0;
+};
+
+}  // namespace kbcc::driver
