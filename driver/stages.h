@@ -7,6 +7,7 @@
 #include "tooling/kernel.h"
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,5 +61,22 @@ public:
   virtual Expected<std::string> rewrite(const CompileUnit &unit, const std::vector<tooling::Extraction> &per_arch,
                                         const std::vector<ChosenVariant> &chosen) = 0;
 };
+
+}  // namespace kbcc::driver
+
+namespace kbcc {
+class Config;
+}
+
+namespace kbcc::driver {
+
+// Default stage implementations used by the kbcc executable.
+// make_extractor/make_rewriter: driver/stage_tooling.cpp (tooling/);
+// make_variant_lookup: driver/stage_lookup.cpp (cache/ and kb/).
+std::unique_ptr<Extractor> make_extractor(const Config &config);
+std::unique_ptr<UnitRewriter> make_rewriter(const Config &config);
+// Fails when the store or a pinned snapshot is unusable (the caller decides
+// between falling back to nvcc and failing under KBCC_STRICT).
+Expected<std::unique_ptr<VariantLookup>> make_variant_lookup(const Config &config, const CompileUnit &unit);
 
 }  // namespace kbcc::driver

@@ -1,0 +1,69 @@
+// Counters kept in $KBCC_DIR/stats.json, updated under an flock so that
+// concurrent kbcc processes add up without losing increments.
+#include "cache/stats.h"
+
+#include "support/fs.h"
+
+#include <fcntl.h>
+#include <nlohmann/json.hpp>
+#include <sys/file.h>
+#include <unistd.h>
+
+namespace kbcc::cache {
+namespace {
+
+class FileLock {
+public:
+  explicit FileLock(const std::string &path) : fd_(open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    if (fd_ >= 0) flock(fd_, LOCK_EX);
+  }
+  ~FileLock() {
+    if (fd_ >= 0) close(fd_);  // releases the lock
+  }
+  bool ok() const { return fd_ >= 0; }
+
+private:
+  int fd_;
+};
+
+std::string stats_path(const std::string &dir) { return dir + "/stats.json"; }
+
+Expected<Counters> parse(const std::string &path) {
+  if (!file_exists(path)) return Counters{};
+  auto text = read_file(path);
+  if (!text) return text.error();
+  auto j = nlohmann::json::parse(*text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return make_error(path + ": not a kbcc statistics file", "corrupt-stats");
+  Counters c;
+  for (auto &[k, v] : j.items())
+    if (v.is_number_unsigned()) c[k] = v.get<uint64_t>();
+  return c;
+}
+
+Status write(const std::string &path, const Counters &c) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto &[k, v] : c) j[k] = v;
+  return write_file_atomic(path, j.dump(1) + "\n");
+}
+
+}  // namespace
+
+Status add_stats(const std::string &dir, const Counters &deltas) {
+  if (auto st = make_dirs(dir); !st) return st;
+  FileLock lock(dir + "/stats.lock");
+  if (!lock.ok()) return make_error(dir + "/stats.lock: cannot lock", "io");
+  auto cur = parse(stats_path(dir));
+  Counters c = cur ? *cur : Counters{};  // a corrupt file restarts from zero
+  for (const auto &[k, v] : deltas) c[k] += v;
+  return write(stats_path(dir), c);
+}
+
+Expected<Counters> read_stats(const std::string &dir) { return parse(stats_path(dir)); }
+
+Status zero_stats(const std::string &dir) {
+  if (auto st = make_dirs(dir); !st) return st;
+  FileLock lock(dir + "/stats.lock");
+  return write(stats_path(dir), {});
+}
+
+}  // namespace kbcc::cache
