@@ -64,9 +64,22 @@ add_library(kbcc_llvm INTERFACE)
 target_include_directories(kbcc_llvm SYSTEM INTERFACE ${LLVM_INCLUDE_DIRS} ${CLANG_INCLUDE_DIRS})
 target_compile_definitions(kbcc_llvm INTERFACE ${LLVM_DEFINITIONS})
 if(KBCC_STATIC_LLVM)
-  target_link_libraries(kbcc_llvm INTERFACE clangTooling clangFrontend clangDriver clangSerialization
-                        clangParse clangSema clangAnalysis clangEdit clangAST clangLex clangBasic
-                        clangRewrite LLVMSupport LLVMOption LLVMFrontendOpenMP)
+  # Self-contained binary for machines without LLVM 19 (e.g. a GPU machine):
+  # Clang's and LLVM's static archives by path, so nothing pulls libLLVM.so.
+  set(_clang_libs "")
+  foreach(_c Tooling Frontend Driver Serialization Parse Sema Analysis Edit AST Lex Basic Rewrite
+          ASTMatchers Support APINotes)
+    list(APPEND _clang_libs ${KBCC_LLVM_ROOT}/lib/libclang${_c}.a)
+  endforeach()
+  execute_process(COMMAND ${KBCC_LLVM_ROOT}/bin/llvm-config --libs --link-static core option support
+                          frontendopenmp frontendhlsl frontenddriver mc mcparser profiledata bitreader
+                          windowsdriver targetparser demangle binaryformat remarks bitstreamreader object
+                          textapi irreader asmparser
+                  OUTPUT_VARIABLE _llvm_static_libs OUTPUT_STRIP_TRAILING_WHITESPACE)
+  separate_arguments(_llvm_static_libs UNIX_COMMAND "${_llvm_static_libs}")
+  target_link_directories(kbcc_llvm INTERFACE ${KBCC_LLVM_ROOT}/lib)
+  target_link_libraries(kbcc_llvm INTERFACE -Wl,--start-group ${_clang_libs} ${_llvm_static_libs}
+                        -Wl,--end-group rt dl z zstd tinfo pthread)
 else()
   target_link_libraries(kbcc_llvm INTERFACE clang-cpp LLVM)
 endif()

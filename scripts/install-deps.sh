@@ -8,7 +8,7 @@ set -euo pipefail
 PACKAGES=(
   cmake ninja-build g++ python3 git
   clang-19 libclang-19-dev libclang-cpp19-dev llvm-19-dev llvm-19-tools   # LibTooling, lit, FileCheck
-  liblmdb-dev lmdb-utils libxxhash-dev nlohmann-json3-dev                 # stores, hashing, JSON
+  libzstd-dev liblmdb-dev lmdb-utils libxxhash-dev nlohmann-json3-dev                # stores, hashing, JSON
   libcurl4-openssl-dev libsodium-dev libhiredis-dev                       # LLM/remote clients, signatures
   libgtest-dev libgmock-dev                                               # unit tests
   redis-server nginx-light libnginx-mod-http-dav-ext                      # remote-store tests
