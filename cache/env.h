@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -36,6 +37,7 @@ inline constexpr const char *kErrVersion = "store-version";      // written by a
 inline constexpr const char *kErrFull = "store-full";            // map full even after eviction, or disk full
 inline constexpr const char *kErrIo = "store-io";                // cannot create/open/read/write
 inline constexpr const char *kErrBadRecord = "store-bad-record"; // a stored value failed to parse
+inline constexpr const char *kErrAbsent = "store-absent";        // read_only open of a store that does not exist
 
 struct EnvOptions {
   // Size limit in bytes for the data (KBCC_MAX_SIZE); 0 = 5 GiB. Above it,
@@ -43,6 +45,8 @@ struct EnvOptions {
   uint64_t max_size = 0;
   // Open without creating anything and without write transactions.
   bool read_only = false;
+  // Tables besides the standard ones (created at open).
+  std::vector<std::string> extra_tables;
 };
 
 class Env;
@@ -70,7 +74,6 @@ public:
 private:
   friend class Env;
   Txn(Env &env, void *txn, bool writable) : env_(env), txn_(txn), writable_(writable) {}
-  Expected<unsigned> dbi(std::string_view table);
   Env &env_;
   void *txn_;
   bool writable_;
@@ -115,12 +118,16 @@ public:
 private:
   friend class Txn;
   Env() = default;
+  Status open_tables(const std::vector<std::string> &tables);
   Status write_once(const std::function<Status(Txn &)> &fn, int &mdb_rc);
-  Expected<unsigned> dbi(std::string_view table, void *txn, bool create);
+  Expected<unsigned> dbi(std::string_view table) const;
+  Error mdb_error(int rc, const std::string &what) const;
   void *env_ = nullptr;
   std::string path_;
   uint64_t max_size_ = 0;
   bool read_only_ = false;
+  uint64_t last_used_ = 0; // bytes in use after the last commit
+  std::map<std::string, unsigned, std::less<>> dbis_;
 };
 
 // Path of the store directory under `kbcc_dir`.

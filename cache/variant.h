@@ -79,7 +79,7 @@ public:
   explicit VariantStore(Env &env) : env_(env) {}
 
   // Stores `record` after check_variant. kKeepFaster keeps an existing record
-  // with a lower variant median; returns whether `record` was stored.
+  // with a higher timing speedup; returns whether `record` was stored.
   Expected<bool> put(const VariantRecord &record, PutMode mode = PutMode::kKeepFaster);
   // The record for (kernel hash, arch), if any; marks it used (LRU) when
   // `touch` is set.
