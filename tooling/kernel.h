@@ -10,15 +10,15 @@
 namespace kbcc::tooling {
 
 struct Param {
-  std::string name;          // may be empty for unnamed parameters
-  std::string type;          // as written after template substitution, e.g. "const float *__restrict__"
-  bool is_pointer = false;   // a pointer (or array decayed to pointer)
+  std::string name;        // may be empty for unnamed parameters
+  std::string type;        // as written after template substitution, e.g. "const float *__restrict__"
+  bool is_pointer = false; // a pointer (or array decayed to pointer)
   bool pointee_const = false;
-  std::string pointee_type;  // canonical pointee type for pointers ("float", "int", "struct Foo"); else empty
-  bool is_record = false;    // struct/class passed by value (may hold pointers)
-  uint64_t size = 0;         // sizeof in bytes on the device side
+  std::string pointee_type; // canonical pointee type for pointers ("float", "int", "struct Foo"); else empty
+  bool is_record = false;   // struct/class passed by value (may hold pointers)
+  uint64_t size = 0;        // sizeof in bytes on the device side
   uint64_t align = 0;
-  uint64_t offset = 0;       // offset in the kernel parameter buffer
+  uint64_t offset = 0; // offset in the kernel parameter buffer
 };
 
 struct LaunchSite {
@@ -29,30 +29,30 @@ struct LaunchSite {
 
 // One labelled input of the kernel hash (shown by `kbcc explain --verbose`).
 struct HashSection {
-  std::string label;  // e.g. "kernel", "callee:foo(int)", "macro:N", "flags", "toolchain"
-  std::string text;   // exactly the bytes that were hashed for this section
+  std::string label; // e.g. "kernel", "callee:foo(int)", "macro:N", "flags", "toolchain"
+  std::string text;  // exactly the bytes that were hashed for this section
 };
 
 struct Kernel {
-  std::string qualified_name;              // e.g. "ns::scale<float>"
-  std::vector<std::string> mangled_names;  // device-side names, as in `nvcc -ptx` .entry
-  std::string file;                        // file holding the definition (absolute)
-  uint64_t begin = 0, end = 0;             // byte range [begin, end) of the whole definition in `file`
-  unsigned line = 0;                       // line of `begin` (1-based)
-  bool in_main_file = true;                // false for kernels defined in an included header
-  bool is_template = false;                // definition is a template (one entry per instantiation)
+  std::string qualified_name;             // e.g. "ns::scale<float>"
+  std::vector<std::string> mangled_names; // device-side names, as in `nvcc -ptx` .entry
+  std::string file;                       // file holding the definition (absolute)
+  uint64_t begin = 0, end = 0;            // byte range [begin, end) of the whole definition in `file`
+  unsigned line = 0;                      // line of `begin` (1-based)
+  bool in_main_file = true;               // false for kernels defined in an included header
+  bool is_template = false;               // definition is a template (one entry per instantiation)
   std::vector<Param> params;
-  std::vector<LaunchSite> launches;        // <<<>>> and cudaLaunchKernel* sites in the unit
-  std::string hash;                        // XXH3-128 over hash_inputs, 32 lowercase hex
+  std::vector<LaunchSite> launches; // <<<>>> and cudaLaunchKernel* sites in the unit
+  std::string hash;                 // XXH3-128 over hash_inputs, 32 lowercase hex
   std::vector<HashSection> hash_inputs;
-  std::string source;                      // text of the definition (bytes [begin, end) of file)
-  std::string dependencies;                // source of user __device__ callees, types, globals, macros
-  std::string not_optimizable;             // empty when a variant may replace it; else the reason code
+  std::string source;          // text of the definition (bytes [begin, end) of file)
+  std::string dependencies;    // source of user __device__ callees, types, globals, macros
+  std::string not_optimizable; // empty when a variant may replace it; else the reason code
 };
 
 struct Extraction {
-  std::string source_path;                 // the translation unit
-  std::string arch;                        // "sm_90"
+  std::string source_path; // the translation unit
+  std::string arch;        // "sm_90"
   std::vector<Kernel> kernels;
   std::vector<std::string> included_files; // user and system files the unit read (for the direct-mode cache)
   unsigned parse_errors = 0;               // clang errors tolerated (nvcc may accept the code)
@@ -63,4 +63,4 @@ struct Extraction {
 // "sm_90" -> 900, "sm_100a" -> 1000, "compute_80" -> 800; 0 when unparsable.
 int cuda_arch_number(const std::string &arch);
 
-}  // namespace kbcc::tooling
+} // namespace kbcc::tooling

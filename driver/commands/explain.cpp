@@ -1,0 +1,240 @@
+// `kbcc explain`: the kernels of one unit as kbcc sees them, with the inputs
+// of each kernel's hash (like ccache's debug mode).
+#include "driver/command.h"
+#include "support/config.h"
+#include "support/fs.h"
+#include "tooling/extract.h"
+#include "tooling/serialize.h"
+#include "tooling/toolchain.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <set>
+#include <string_view>
+
+namespace kbcc::driver {
+namespace {
+
+const char *kUsage = "Usage: kbcc explain [--verbose] [--json] [--arch sm_XX] <file.cu> [nvcc flags]\n"
+                     "\n"
+                     "Parses <file.cu> as kbcc does during a build (device side, one arch at a time)\n"
+                     "and prints every __global__ kernel defined in it: qualified name, device mangled\n"
+                     "name, file and byte range, parameters (type, size, offset), launch sites, whether\n"
+                     "a variant may replace it, and its hash. Nothing is cached or recorded.\n"
+                     "\n"
+                     "Options:\n"
+                     "  --verbose      also print every labelled input of each hash (the exact text hashed)\n"
+                     "  --json         print the extraction as JSON instead\n"
+                     "  --arch sm_XX   the arch to parse for (default: the real archs in the nvcc flags, else sm_75)\n"
+                     "\n"
+                     "nvcc flags: the flags of the compile (-D, -U, -I, -isystem, -include, -std, -arch,\n"
+                     "-gencode, --use_fast_math, -G, -Xptxas, ...). Flags that cannot change device code\n"
+                     "(-c, -o, -Xcompiler, ...) are ignored. The toolchain identity comes from the nvcc\n"
+                     "of the `nvcc` config key (default /usr/local/cuda/bin/nvcc).";
+
+struct Options {
+  bool verbose = false, json = false;
+  std::vector<std::string> archs;
+  std::string file;
+  std::vector<std::string> flags; // device-relevant nvcc flags
+};
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// nvcc options that take a separate value and can change device code or parsing.
+const std::set<std::string_view> kValueFlags = {"-D",
+                                                "-U",
+                                                "-I",
+                                                "-isystem",
+                                                "-include",
+                                                "-std",
+                                                "--std",
+                                                "-Xptxas",
+                                                "--ptxas-options",
+                                                "-maxrregcount",
+                                                "--maxrregcount",
+                                                "--define-macro",
+                                                "--undefine-macro",
+                                                "--include-path",
+                                                "--pre-include",
+                                                "--system-include",
+                                                "-ftz",
+                                                "-prec-div",
+                                                "-prec-sqrt",
+                                                "-fmad",
+                                                "--dopt",
+                                                "-dopt"};
+// Prefixes of joined forms of those and of value-less device flags.
+const std::vector<std::string_view> kDevicePrefixes = {"-D",
+                                                       "-U",
+                                                       "-I",
+                                                       "-std=",
+                                                       "--std=",
+                                                       "-Xptxas=",
+                                                       "--ptxas-options=",
+                                                       "-maxrregcount=",
+                                                       "--maxrregcount=",
+                                                       "--define-macro=",
+                                                       "--undefine-macro=",
+                                                       "--include-path=",
+                                                       "--pre-include=",
+                                                       "--system-include=",
+                                                       "-ftz=",
+                                                       "--ftz=",
+                                                       "-prec-div=",
+                                                       "--prec-div=",
+                                                       "-prec-sqrt=",
+                                                       "--prec-sqrt=",
+                                                       "-fmad=",
+                                                       "--fmad=",
+                                                       "--use_fast_math",
+                                                       "-use_fast_math",
+                                                       "-G",
+                                                       "--device-debug",
+                                                       "-lineinfo",
+                                                       "--generate-line-info",
+                                                       "-rdc",
+                                                       "--relocatable-device-code",
+                                                       "--extra-device-vectorization",
+                                                       "--expt-relaxed-constexpr",
+                                                       "--expt-extended-lambda",
+                                                       "--extended-lambda",
+                                                       "--dopt=",
+                                                       "-dopt="};
+const std::set<std::string_view> kArchValueFlags = {"-arch",      "--gpu-architecture", "-code",
+                                                    "--gpu-code", "-gencode",           "--generate-code"};
+
+// Real archs named by an arch flag value ("sm_80", "arch=compute_80,code=[sm_80,sm_90]", "sm_80,sm_90").
+void add_archs(const std::string &value, std::vector<std::string> &archs) {
+  size_t p = 0;
+  while ((p = value.find("sm_", p)) != std::string::npos) {
+    size_t e = p + 3;
+    while (e < value.size() && (std::isalnum(static_cast<unsigned char>(value[e]))))
+      ++e;
+    std::string arch = value.substr(p, e - p);
+    if (std::find(archs.begin(), archs.end(), arch) == archs.end()) archs.push_back(arch);
+    p = e;
+  }
+}
+
+bool arch_flag(const std::vector<std::string> &args, size_t &i, std::vector<std::string> &archs) {
+  const std::string &a = args[i];
+  if (kArchValueFlags.count(a) && i + 1 < args.size()) {
+    add_archs(args[++i], archs);
+    return true;
+  }
+  for (std::string_view f : kArchValueFlags)
+    if (starts_with(a, std::string(f) + "=")) {
+      add_archs(a.substr(f.size() + 1), archs);
+      return true;
+    }
+  if (starts_with(a, "-arch=") || (starts_with(a, "-arch") && a.size() > 5 && a[5] == 's')) {
+    add_archs(a, archs);
+    return true;
+  }
+  return false;
+}
+
+Expected<Options> parse_options(const std::vector<std::string> &args) {
+  Options o;
+  std::vector<std::string> flag_archs;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    if (a == "--verbose")
+      o.verbose = true;
+    else if (a == "--json")
+      o.json = true;
+    else if (a == "--arch" && i + 1 < args.size())
+      o.archs.push_back(args[++i]);
+    else if (starts_with(a, "--arch="))
+      o.archs.push_back(a.substr(7));
+    else if (arch_flag(args, i, flag_archs))
+      continue;
+    else if (kValueFlags.count(a) && i + 1 < args.size())
+      o.flags.insert(o.flags.end(), {a, args[++i]});
+    else if (std::any_of(kDevicePrefixes.begin(), kDevicePrefixes.end(), [&](auto p) { return starts_with(a, p); }))
+      o.flags.push_back(a);
+    else if (o.file.empty() && !a.empty() && a[0] != '-')
+      o.file = a;
+  }
+  if (o.file.empty()) return make_error("kbcc explain: no source file given (see kbcc explain --help)");
+  if (o.archs.empty()) o.archs = flag_archs;
+  if (o.archs.empty()) o.archs = {"sm_75"};
+  return o;
+}
+
+void print_kernel(const tooling::Kernel &k, bool verbose) {
+  std::printf("kernel %s\n", k.qualified_name.c_str());
+  for (const std::string &m : k.mangled_names)
+    std::printf("  mangled: %s\n", m.c_str());
+  std::printf("  location: %s:%u bytes %llu-%llu%s\n", k.file.c_str(), k.line, (unsigned long long)k.begin,
+              (unsigned long long)k.end, k.in_main_file ? "" : " (header)");
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    const tooling::Param &p = k.params[i];
+    std::printf("  param %zu: %s %s size=%llu align=%llu offset=%llu", i, p.type.c_str(),
+                p.name.empty() ? "<unnamed>" : p.name.c_str(), (unsigned long long)p.size, (unsigned long long)p.align,
+                (unsigned long long)p.offset);
+    if (p.is_pointer) std::printf(" pointer pointee=%s%s", p.pointee_type.c_str(), p.pointee_const ? " const" : "");
+    if (p.is_record) std::printf(" record");
+    std::printf("\n");
+  }
+  for (const tooling::LaunchSite &l : k.launches)
+    std::printf("  launch: %s:%u:%u\n", l.file.c_str(), l.line, l.column);
+  std::printf("  optimizable: %s\n", k.not_optimizable.empty() ? "yes" : ("no (" + k.not_optimizable + ")").c_str());
+  std::printf("  hash: %s\n", k.hash.c_str());
+  if (!verbose) return;
+  for (const tooling::HashSection &s : k.hash_inputs)
+    std::printf("  hash input [%s] (%zu bytes):\n    %s\n", s.label.c_str(), s.text.size(), s.text.c_str());
+}
+
+int run_explain(const std::vector<std::string> &args) {
+  auto options = parse_options(args);
+  if (!options) {
+    std::fprintf(stderr, "%s\n", options.error().message.c_str());
+    return 2;
+  }
+  auto config = Config::load();
+  if (!config) {
+    std::fprintf(stderr, "kbcc explain: %s\n", config.error().message.c_str());
+    return 2;
+  }
+  std::string nvcc = config->get("nvcc").empty() ? "/usr/local/cuda/bin/nvcc" : config->get("nvcc");
+  tooling::ParseRequest request;
+  request.source = real_path(options->file);
+  request.flags = options->flags;
+  request.cuda_root = tooling::cuda_root_of(nvcc);
+  request.toolchain = tooling::toolchain_identity(nvcc);
+  request.shim_dir = config->dir() + "/tooling/shims-v1";
+  if (!file_exists(request.source)) {
+    std::fprintf(stderr, "kbcc explain: %s: no such file\n", options->file.c_str());
+    return 2;
+  }
+  double timeout = config->get_double("parse_timeout");
+  int status = 0;
+  for (const std::string &arch : options->archs) {
+    request.arch = arch;
+    auto x = tooling::extract_isolated(request, std::chrono::milliseconds(static_cast<int64_t>(timeout * 1000)));
+    if (!x) {
+      std::fprintf(stderr, "kbcc explain: %s (%s)\n", x.error().message.c_str(), x.error().code.c_str());
+      status = 1;
+      continue;
+    }
+    if (options->json) {
+      std::printf("%s\n", tooling::extraction_to_json(*x).c_str());
+      continue;
+    }
+    std::printf("%s: %zu kernel(s) for %s (parse %.2f s, %u clang error(s) tolerated)\n", x->source_path.c_str(),
+                x->kernels.size(), arch.c_str(), x->parse_seconds, x->parse_errors);
+    std::printf("toolchain: %s\n", request.toolchain.c_str());
+    for (const tooling::Kernel &k : x->kernels)
+      print_kernel(k, options->verbose);
+  }
+  return status;
+}
+
+} // namespace
+
+KBCC_COMMAND("explain", "list the kernels of a .cu file with their hashes and hash inputs", kUsage, run_explain);
+
+} // namespace kbcc::driver

@@ -1,0 +1,265 @@
+#include "tooling/extract.h"
+
+#include "support/fs.h"
+#include "tooling/dependencies.h"
+#include "tooling/kernel_hash.h"
+#include "tooling/macros.h"
+#include "tooling/shims.h"
+#include "tooling/source_range.h"
+
+#include "clang/AST/ASTConsumer.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/Mangle.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Tooling/Tooling.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <chrono>
+#include <map>
+#include <set>
+
+namespace kbcc::tooling {
+using namespace clang;
+
+namespace {
+
+struct ParseState {
+  const ParseRequest &request;
+  MacroUses macros;
+  std::vector<FullSourceLoc> errors;
+  bool fatal = false;
+  bool finished = false;
+  Extraction result;
+};
+
+// Counts errors (clang may reject code nvcc accepts) and remembers where.
+class ErrorCollector : public DiagnosticConsumer {
+public:
+  explicit ErrorCollector(ParseState &s) : s_(s) {}
+  void HandleDiagnostic(DiagnosticsEngine::Level level, const Diagnostic &info) override {
+    DiagnosticConsumer::HandleDiagnostic(level, info);
+    if (level < DiagnosticsEngine::Error) return;
+    if (level == DiagnosticsEngine::Fatal) s_.fatal = true;
+    if (info.hasSourceManager() && info.getLocation().isValid())
+      s_.errors.emplace_back(info.getSourceManager().getExpansionLoc(info.getLocation()), info.getSourceManager());
+  }
+
+private:
+  ParseState &s_;
+};
+
+// Finds kernel definitions (each template instantiation separately) and launch sites.
+class KernelFinder : public RecursiveASTVisitor<KernelFinder> {
+public:
+  explicit KernelFinder(const SourceManager &sm) : sm_(sm) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+
+  bool VisitFunctionDecl(FunctionDecl *fd) {
+    if (!fd->hasAttr<CUDAGlobalAttr>() || !fd->doesThisDeclarationHaveABody() || fd->isDependentContext()) return true;
+    const FunctionDecl *pattern = fd->getTemplateInstantiationPattern();
+    if (in_system_header(pattern ? pattern : fd, sm_)) return true;
+    if (seen_.insert(fd).second) kernels.push_back(fd);
+    return true;
+  }
+  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *e) {
+    if (const FunctionDecl *k = e->getDirectCallee()) add_launch(k, e->getBeginLoc());
+    return true;
+  }
+  bool VisitCallExpr(CallExpr *e) {
+    const FunctionDecl *callee = e->getDirectCallee();
+    if (!callee || !callee->getIdentifier()) return true;
+    StringRef name = callee->getName();
+    if (!name.starts_with("cudaLaunch") && !name.starts_with("cuLaunch")) return true;
+    for (const Expr *arg : e->arguments())
+      if (const FunctionDecl *k = referenced_kernel(arg)) add_launch(k, e->getBeginLoc());
+    return true;
+  }
+
+  std::vector<const FunctionDecl *> kernels;
+  std::map<const FunctionDecl *, std::vector<SourceLocation>> launches; // by canonical decl
+
+private:
+  static const FunctionDecl *referenced_kernel(const Expr *arg) {
+    const Expr *e = arg->IgnoreParenCasts();
+    if (const auto *u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_AddrOf)
+      e = u->getSubExpr()->IgnoreParenCasts();
+    const auto *ref = dyn_cast<DeclRefExpr>(e);
+    const auto *fd = ref ? dyn_cast<FunctionDecl>(ref->getDecl()) : nullptr;
+    return fd && fd->hasAttr<CUDAGlobalAttr>() ? fd : nullptr;
+  }
+  void add_launch(const FunctionDecl *k, SourceLocation loc) { launches[k->getCanonicalDecl()].push_back(loc); }
+  const SourceManager &sm_;
+  std::set<const FunctionDecl *> seen_;
+};
+
+std::string file_path(FileID file, const SourceManager &sm) {
+  auto ref = sm.getFileEntryRefForID(file);
+  return ref ? real_path(ref->getName().str()) : std::string();
+}
+
+std::vector<Param> kernel_params(const FunctionDecl *fd, ASTContext &ctx) {
+  PrintingPolicy policy(ctx.getLangOpts());
+  std::vector<Param> out;
+  uint64_t offset = 0;
+  for (const ParmVarDecl *p : fd->parameters()) {
+    Param param;
+    QualType t = p->getType();
+    param.name = p->getName().str();
+    param.type = t.getAsString(policy);
+    QualType canon = t.getCanonicalType();
+    if (!canon->isIncompleteType() && !canon->isDependentType()) {
+      param.size = ctx.getTypeSizeInChars(canon).getQuantity();
+      param.align = ctx.getTypeAlignInChars(canon).getQuantity();
+    }
+    if (param.align) offset = llvm::alignTo(offset, param.align);
+    param.offset = offset;
+    offset += param.size;
+    if (canon->isPointerType()) {
+      QualType pointee = canon->getPointeeType();
+      param.is_pointer = true;
+      param.pointee_const = pointee.isConstQualified();
+      param.pointee_type = pointee.getUnqualifiedType().getAsString(policy);
+    }
+    param.is_record = canon->isRecordType();
+    out.push_back(std::move(param));
+  }
+  return out;
+}
+
+// nvcc does not mark internal linkage in the mangled name of a `static`
+// kernel (Itanium puts an 'L' before its source name): drop that 'L'.
+std::string drop_internal_linkage_mark(std::string mangled, const FunctionDecl *fd) {
+  if (fd->getFormalLinkage() != Linkage::Internal || fd->isInAnonymousNamespace()) return mangled;
+  std::string source_name = "L" + std::to_string(fd->getName().size()) + fd->getName().str();
+  if (auto p = mangled.find(source_name); p != std::string::npos) mangled.erase(p, 1);
+  return mangled;
+}
+
+std::vector<std::string> mangled_names(const FunctionDecl *fd, ASTContext &ctx) {
+  std::unique_ptr<MangleContext> mc(ctx.createMangleContext());
+  if (!mc->shouldMangleDeclName(fd)) return {fd->getName().str()};
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  mc->mangleName(GlobalDecl(fd, KernelReferenceKind::Kernel), os);
+  return {drop_internal_linkage_mark(os.str(), fd)};
+}
+
+std::vector<LaunchSite> launch_sites(const std::vector<SourceLocation> &locs, const SourceManager &sm) {
+  std::vector<LaunchSite> out;
+  std::set<std::tuple<std::string, unsigned, unsigned>> seen;
+  for (SourceLocation loc : locs) {
+    SourceLocation e = sm.getExpansionLoc(loc);
+    LaunchSite s{file_path(sm.getFileID(e), sm), sm.getExpansionLineNumber(e), sm.getExpansionColumnNumber(e)};
+    if (seen.insert({s.file, s.line, s.column}).second) out.push_back(std::move(s));
+  }
+  return out;
+}
+
+bool has_error_in(const std::vector<FullSourceLoc> &errors, const std::vector<FileRange> &ranges,
+                  const SourceManager &sm) {
+  for (const FullSourceLoc &loc : errors) {
+    auto [file, offset] = sm.getDecomposedLoc(loc);
+    for (const FileRange &r : ranges)
+      if (r.file == file && offset >= r.begin && offset < r.end) return true;
+  }
+  return false;
+}
+
+class ExtractConsumer : public ASTConsumer {
+public:
+  explicit ExtractConsumer(ParseState &s) : s_(s) {}
+
+  void HandleTranslationUnit(ASTContext &ctx) override {
+    KernelFinder finder(ctx.getSourceManager());
+    finder.TraverseDecl(ctx.getTranslationUnitDecl());
+    HashContext hc{s_.macros, device_code_flags(s_.request.flags), s_.request.arch, s_.request.toolchain};
+    for (const FunctionDecl *fd : finder.kernels)
+      s_.result.kernels.push_back(make_kernel(fd, finder, ctx, hc));
+    const SourceManager &sm = ctx.getSourceManager();
+    for (auto it = sm.fileinfo_begin(); it != sm.fileinfo_end(); ++it)
+      s_.result.included_files.push_back(real_path(it->first.getName().str()));
+    std::sort(s_.result.included_files.begin(), s_.result.included_files.end());
+    s_.finished = true;
+  }
+
+private:
+  Kernel make_kernel(const FunctionDecl *fd, KernelFinder &finder, ASTContext &ctx, const HashContext &hc) {
+    const SourceManager &sm = ctx.getSourceManager();
+    Kernel k;
+    llvm::raw_string_ostream name(k.qualified_name);
+    fd->getNameForDiagnostic(name, PrintingPolicy(ctx.getLangOpts()), /*Qualified=*/true);
+    k.mangled_names = mangled_names(fd, ctx);
+    k.is_template = fd->isTemplateInstantiation();
+    k.params = kernel_params(fd, ctx);
+    auto it = finder.launches.find(fd->getCanonicalDecl());
+    if (it != finder.launches.end()) k.launches = launch_sites(it->second, sm);
+    Dependencies deps = collect_dependencies(fd, ctx);
+    KernelHash h = hash_kernel(fd, deps, ctx, hc);
+    k.hash = h.hash;
+    k.hash_inputs = std::move(h.sections);
+    k.dependencies = std::move(h.dependency_text);
+    const FunctionDecl *pattern = fd->getTemplateInstantiationPattern();
+    auto range = decl_file_range(pattern ? pattern : fd, sm, ctx.getLangOpts());
+    if (!range) {
+      k.not_optimizable = kUnreadableRange;
+      return k;
+    }
+    k.file = file_path(range->file, sm);
+    k.begin = range->begin;
+    k.end = range->end;
+    k.line = sm.getLineNumber(range->file, range->begin);
+    k.in_main_file = range->file == sm.getMainFileID();
+    k.source = range_text(*range, sm);
+    if ((pattern ? pattern : fd)->getLocation().isMacroID())
+      k.not_optimizable = kMacroGenerated;
+    else if (!k.in_main_file)
+      k.not_optimizable = kKernelInHeader;
+    else if (fd->isInAnonymousNamespace())
+      k.not_optimizable = kAnonymousNamespace;
+    else if (fd->isInvalidDecl() || has_error_in(s_.errors, h.ranges, sm))
+      k.not_optimizable = kParseErrorInKernel;
+    return k;
+  }
+
+  ParseState &s_;
+};
+
+class ExtractAction : public ASTFrontendAction {
+public:
+  explicit ExtractAction(ParseState &s) : s_(s) {}
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &ci, StringRef) override {
+    ci.getPreprocessor().addPPCallbacks(make_macro_recorder(ci.getPreprocessor(), s_.macros));
+    return std::make_unique<ExtractConsumer>(s_);
+  }
+
+private:
+  ParseState &s_;
+};
+
+} // namespace
+
+Expected<Extraction> extract_in_process(const ParseRequest &request) {
+  auto start = std::chrono::steady_clock::now();
+  auto shim_dir = ensure_shims(request.shim_dir);
+  if (!shim_dir) return shim_dir.error();
+  ParseState state{request, {}, {}, false, false, {}};
+  state.result.source_path = real_path(request.source);
+  state.result.arch = request.arch;
+  ErrorCollector diagnostics(state);
+  FileSystemOptions fs_options;
+  fs_options.WorkingDir = request.working_dir;
+  llvm::IntrusiveRefCntPtr<FileManager> files(new FileManager(fs_options));
+  clang::tooling::ToolInvocation invocation(clang_arguments(request, *shim_dir), std::make_unique<ExtractAction>(state),
+                                            files.get());
+  invocation.setDiagnosticConsumer(&diagnostics);
+  invocation.run();
+  if (state.fatal) return make_error(request.source + ": clang reported a fatal error while parsing", "parse-fatal");
+  if (!state.finished) return make_error(request.source + ": clang produced no AST", "parse-failed");
+  state.result.parse_errors = diagnostics.getNumErrors();
+  state.result.parse_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return std::move(state.result);
+}
+
+} // namespace kbcc::tooling

@@ -1,0 +1,35 @@
+// Source-level substitution of kernel definitions: each substituted byte
+// range becomes
+//   #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == NNN   variant for NNN
+//   #elif ...                                            further archs
+//   #else                                                the original text
+//   #endif
+// with #line directives so that diagnostics name the variant or the user's
+// file and line. Everything outside the ranges is copied byte for byte.
+#pragma once
+
+#include "support/expected.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kbcc::tooling {
+
+struct ArchVariant {
+  int arch = 0;       // __CUDA_ARCH__ value, e.g. 900
+  std::string name;   // file name given to #line for the variant, e.g. "kbcc-variant-1a2b"
+  std::string source; // the replacement definition
+};
+
+struct Substitution {
+  uint64_t begin = 0, end = 0;       // [begin, end) of the original definition in the unit
+  std::vector<ArchVariant> variants; // at least one; archs distinct
+};
+
+// Returns `text` (the unit whose path is `path`) with every substitution
+// applied. Errors: overlapping or out-of-range substitutions, duplicate archs.
+Expected<std::string> rewrite_unit(const std::string &text, const std::string &path,
+                                   std::vector<Substitution> substitutions);
+
+} // namespace kbcc::tooling

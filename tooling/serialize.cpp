@@ -1,0 +1,105 @@
+#include "tooling/serialize.h"
+
+#include <nlohmann/json.hpp>
+
+namespace kbcc::tooling {
+using nlohmann::json;
+
+namespace {
+
+json param_json(const Param &p) {
+  return {{"name", p.name},
+          {"type", p.type},
+          {"is_pointer", p.is_pointer},
+          {"pointee_const", p.pointee_const},
+          {"pointee_type", p.pointee_type},
+          {"is_record", p.is_record},
+          {"size", p.size},
+          {"align", p.align},
+          {"offset", p.offset}};
+}
+
+json kernel_json(const Kernel &k) {
+  json params = json::array(), launches = json::array(), inputs = json::array();
+  for (const Param &p : k.params)
+    params.push_back(param_json(p));
+  for (const LaunchSite &l : k.launches)
+    launches.push_back({{"file", l.file}, {"line", l.line}, {"column", l.column}});
+  for (const HashSection &s : k.hash_inputs)
+    inputs.push_back({{"label", s.label}, {"text", s.text}});
+  return {{"qualified_name", k.qualified_name},
+          {"mangled_names", k.mangled_names},
+          {"file", k.file},
+          {"begin", k.begin},
+          {"end", k.end},
+          {"line", k.line},
+          {"in_main_file", k.in_main_file},
+          {"is_template", k.is_template},
+          {"params", params},
+          {"launches", launches},
+          {"hash", k.hash},
+          {"hash_inputs", inputs},
+          {"source", k.source},
+          {"dependencies", k.dependencies},
+          {"not_optimizable", k.not_optimizable}};
+}
+
+template <class T> void get(const json &j, const char *key, T &out) {
+  if (auto it = j.find(key); it != j.end()) it->get_to(out);
+}
+
+Param param_from(const json &j) {
+  Param p;
+  get(j, "name", p.name), get(j, "type", p.type), get(j, "is_pointer", p.is_pointer);
+  get(j, "pointee_const", p.pointee_const), get(j, "pointee_type", p.pointee_type);
+  get(j, "is_record", p.is_record), get(j, "size", p.size), get(j, "align", p.align), get(j, "offset", p.offset);
+  return p;
+}
+
+Kernel kernel_from(const json &j) {
+  Kernel k;
+  get(j, "qualified_name", k.qualified_name), get(j, "mangled_names", k.mangled_names), get(j, "file", k.file);
+  get(j, "begin", k.begin), get(j, "end", k.end), get(j, "line", k.line), get(j, "in_main_file", k.in_main_file);
+  get(j, "is_template", k.is_template), get(j, "hash", k.hash), get(j, "source", k.source);
+  get(j, "dependencies", k.dependencies), get(j, "not_optimizable", k.not_optimizable);
+  for (const json &p : j.value("params", json::array()))
+    k.params.push_back(param_from(p));
+  for (const json &l : j.value("launches", json::array()))
+    k.launches.push_back({l.value("file", ""), l.value("line", 0u), l.value("column", 0u)});
+  for (const json &s : j.value("hash_inputs", json::array()))
+    k.hash_inputs.push_back({s.value("label", ""), s.value("text", "")});
+  return k;
+}
+
+} // namespace
+
+std::string extraction_to_json(const Extraction &x) {
+  json kernels = json::array();
+  for (const Kernel &k : x.kernels)
+    kernels.push_back(kernel_json(k));
+  json j = {{"source_path", x.source_path},
+            {"arch", x.arch},
+            {"kernels", kernels},
+            {"included_files", x.included_files},
+            {"parse_errors", x.parse_errors},
+            {"parse_seconds", x.parse_seconds}};
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+Expected<Extraction> extraction_from_json(const std::string &text, const std::string &origin) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("kernels"))
+    return make_error(origin + ": not a kbcc extraction (bad JSON)", "bad-extraction");
+  try {
+    Extraction x;
+    get(j, "source_path", x.source_path), get(j, "arch", x.arch), get(j, "included_files", x.included_files);
+    get(j, "parse_errors", x.parse_errors), get(j, "parse_seconds", x.parse_seconds);
+    for (const json &k : j["kernels"])
+      x.kernels.push_back(kernel_from(k));
+    return x;
+  } catch (const std::exception &e) {
+    return make_error(origin + ": malformed kbcc extraction: " + e.what(), "bad-extraction");
+  }
+}
+
+} // namespace kbcc::tooling
