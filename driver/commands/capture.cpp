@@ -1,0 +1,117 @@
+// `kbcc capture`: record real kernel launches of a program for replay.
+#include "driver/command.h"
+#include "gpu/harness.h"
+#include "support/config.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace kbcc::driver {
+namespace {
+
+constexpr const char *kUsage =
+    "Usage: kbcc capture [options] -- <command> [args...]\n"
+    "\n"
+    "Runs <command> with kbcc's CUPTI capture library injected and records kernel\n"
+    "launches (launch configuration, parameter bytes, every device buffer the\n"
+    "parameters point to before and after the launch, the module cubin) under\n"
+    "$KBCC_DIR/captures. kbcc exits with the program's exit status.\n"
+    "\n"
+    "Options:\n"
+    "  --kernels NAME,...   record only these kernels (device mangled names);\n"
+    "                       default: every kernel\n"
+    "  --max-launches N     launches recorded per kernel and launch configuration (default 4)\n"
+    "  --max-bytes B        skip a launch whose buffers exceed B bytes (K/M/G suffixes; default 256M)\n"
+    "  --list               list the captures already stored and exit\n"
+    "\n"
+    "Launches into a stream that is being captured into a CUDA graph, and graph\n"
+    "launches, are never touched: they are skipped and counted. The total size\n"
+    "of $KBCC_DIR/captures is capped by the capture_max_size config key.";
+
+std::vector<std::string> split_commas(const std::string &s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+int list(const std::string &dir) {
+  auto all = gpu::list_captures(dir);
+  if (!all) {
+    std::fprintf(stderr, "kbcc capture: %s\n", all.error().message.c_str());
+    return 2;
+  }
+  for (const auto &c : *all)
+    std::printf("%s %s %s grid=%u,%u,%u block=%u,%u,%u smem=%u buffers=%u bytes=%llu%s%s\n", c.id.c_str(),
+                c.arch.c_str(), c.kernel.c_str(), c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y, c.block.z,
+                c.shared_mem, c.buffers, static_cast<unsigned long long>(c.buffer_bytes),
+                c.replayable ? "" : " not-replayable:", c.not_replayable_reason.c_str());
+  return 0;
+}
+
+int run_capture_command(const std::vector<std::string> &args) {
+  auto config = Config::load();
+  if (!config) {
+    std::fprintf(stderr, "kbcc capture: %s\n", config.error().message.c_str());
+    return 2;
+  }
+  gpu::CaptureOptions o;
+  o.captures_dir = config->dir() + "/captures";
+  o.size_cap = config->get_size("capture_max_size");
+  std::vector<std::string> command;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    auto value = [&]() -> std::string { return i + 1 < args.size() ? args[++i] : std::string(); };
+    if (a == "--") {
+      command.assign(args.begin() + i + 1, args.end());
+      break;
+    }
+    if (a == "--list") return list(o.captures_dir);
+    if (a == "--kernels") {
+      o.kernels = split_commas(value());
+    } else if (a == "--max-launches") {
+      o.max_launches = static_cast<unsigned>(std::strtoul(value().c_str(), nullptr, 10));
+    } else if (a == "--max-bytes") {
+      auto b = parse_size(value());
+      if (!b) {
+        std::fprintf(stderr, "kbcc capture: --max-bytes: %s\n", b.error().message.c_str());
+        return 2;
+      }
+      o.max_bytes = *b;
+    } else {
+      std::fprintf(stderr, "kbcc capture: unknown option '%s'\n%s\n", a.c_str(), kUsage);
+      return 2;
+    }
+  }
+  for (const auto &k : o.kernels)
+    if (k.size() == 32 && k.find_first_not_of("0123456789abcdef") == std::string::npos) {
+      std::fprintf(stderr, "kbcc capture: '%s' looks like a kernel hash; give the device mangled name instead\n",
+                   k.c_str());
+      return 2;
+    }
+  auto s = gpu::run_capture(command, o);
+  if (!s) {
+    std::fprintf(stderr, "kbcc capture: %s\n", s.error().message.c_str());
+    return 2;
+  }
+  auto n = [&](const char *k) {
+    auto it = s->counts.find(k);
+    return static_cast<unsigned long long>(it == s->counts.end() ? 0 : it->second);
+  };
+  std::fprintf(stderr,
+               "kbcc capture: %llu launches seen, %llu captured (%llu not replayable), skipped: %llu by filter, "
+               "%llu by --max-launches, %llu by size, %llu in stream capture; %llu graph launches; %llu errors "
+               "(%.2f s)\n",
+               n("launches"), n("captured"), n("not_replayable"), n("skipped_filter"), n("skipped_limit"),
+               n("skipped_size"), n("skipped_stream_capture"), n("graph_launches"), n("errors"), s->seconds);
+  for (const auto &id : s->ids)
+    std::fprintf(stderr, "kbcc capture: stored %s\n", id.c_str());
+  return s->exit_code;
+}
+
+} // namespace
+
+KBCC_COMMAND("capture", "record real kernel launches of a program for replay", kUsage, run_capture_command);
+
+} // namespace kbcc::driver

@@ -1,0 +1,145 @@
+// `kbcc replay`: replay a captured launch with the original or a variant cubin
+// and compare every output; optionally fuzz, sanitize and time it.
+#include "driver/command.h"
+#include "gpu/harness.h"
+#include "support/config.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace kbcc::driver {
+namespace {
+
+constexpr const char *kUsage =
+    "Usage: kbcc replay CAPTURE [options]\n"
+    "\n"
+    "Replays a captured launch (CAPTURE: an id, a unique id prefix, or a manifest\n"
+    "path; see `kbcc capture --list`) on the local GPU: restores the captured\n"
+    "inputs, relocates the pointers, launches, and compares every buffer with\n"
+    "the captured result (bitwise for integers; for floats a tolerance from the\n"
+    "element type, widened by the noise measured by replaying the original twice).\n"
+    "Exit status: 0 all checks passed, 1 a check failed, 2 error.\n"
+    "\n"
+    "Options:\n"
+    "  --variant FILE.cubin   launch this cubin instead of the captured module\n"
+    "  --no-calibrate         skip the two calibration replays of the original\n"
+    "  --fuzz N               also run N rounds of perturbed float inputs, the original as reference\n"
+    "  --memcheck             also run the replay under compute-sanitizer memcheck\n"
+    "  --racecheck            also run the replay under compute-sanitizer racecheck\n"
+    "  --time                 time the original twice and the variant (CUDA events, L2 flushed)\n"
+    "  --reps N               timed repetitions (default 50)\n"
+    "  --type P=T             element type T (f32, f16, bf16, f64, i32, u8, ...) of the buffer\n"
+    "                         parameter P points to (repeatable)";
+
+void print_buffers(const std::vector<gpu::BufferReport> &bufs, const char *indent) {
+  for (const auto &b : bufs)
+    std::printf("%sbuffer %u %-16s %-5s %10llu bytes %s mismatches=%llu max_abs=%.3g max_rel=%.3g noise=%.3g "
+                "tol=%s %s\n",
+                indent, b.index, b.name.c_str(), gpu::element_type_name(b.type),
+                static_cast<unsigned long long>(b.bytes), b.written ? "out" : "in ",
+                static_cast<unsigned long long>(b.mismatches), b.max_abs_error, b.max_rel_error, b.noise_abs,
+                b.tolerance.bitwise
+                    ? "bitwise"
+                    : ("abs " + std::to_string(b.tolerance.abs) + " rel " + std::to_string(b.tolerance.rel)).c_str(),
+                b.pass ? "PASS" : "FAIL");
+}
+
+void print_timing(const char *label, const gpu::TimingStats &t) {
+  std::printf("time %-10s median %.3f us  p25 %.3f  p75 %.3f  spread %.1f%%  reps %u%s\n", label, t.median_us, t.p25_us,
+              t.p75_us, t.spread_pct, t.reps, t.l2_flushed ? "  L2 flushed" : "");
+}
+
+int run_replay_command(const std::vector<std::string> &args) {
+  auto config = Config::load();
+  if (!config) {
+    std::fprintf(stderr, "kbcc replay: %s\n", config.error().message.c_str());
+    return 2;
+  }
+  std::string ref, variant;
+  gpu::ValidationOptions vo;
+  vo.fuzz_rounds = 0;
+  bool timing = false;
+  gpu::TimingOptions to;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    auto value = [&]() -> std::string { return i + 1 < args.size() ? args[++i] : std::string(); };
+    if (a == "--variant")
+      variant = value();
+    else if (a == "--no-calibrate")
+      vo.replay.calibrate = false;
+    else if (a == "--fuzz")
+      vo.fuzz_rounds = static_cast<unsigned>(std::strtoul(value().c_str(), nullptr, 10));
+    else if (a == "--memcheck")
+      vo.memcheck = true;
+    else if (a == "--racecheck")
+      vo.racecheck = true;
+    else if (a == "--time")
+      timing = true;
+    else if (a == "--reps")
+      to.reps = static_cast<unsigned>(std::strtoul(value().c_str(), nullptr, 10));
+    else if (a == "--type") {
+      std::string v = value();
+      auto eq = v.find('=');
+      if (eq == std::string::npos) {
+        std::fprintf(stderr, "kbcc replay: --type wants PARAM=TYPE\n");
+        return 2;
+      }
+      vo.replay.param_types[static_cast<unsigned>(std::stoul(v.substr(0, eq)))] =
+          gpu::element_type_from_name(v.substr(eq + 1));
+    } else if (!a.empty() && a[0] != '-' && ref.empty())
+      ref = a;
+    else {
+      std::fprintf(stderr, "kbcc replay: unknown option '%s'\n%s\n", a.c_str(), kUsage);
+      return 2;
+    }
+  }
+  if (ref.empty()) {
+    std::fprintf(stderr, "%s\n", kUsage);
+    return 2;
+  }
+  auto cap = gpu::find_capture(config->dir() + "/captures", ref);
+  if (!cap) {
+    std::fprintf(stderr, "kbcc replay: %s\n", cap.error().message.c_str());
+    return 2;
+  }
+  std::printf("capture %s %s %s grid=%u,%u,%u block=%u,%u,%u smem=%u\n", cap->id.c_str(), cap->arch.c_str(),
+              cap->kernel.c_str(), cap->grid.x, cap->grid.y, cap->grid.z, cap->block.x, cap->block.y, cap->block.z,
+              cap->shared_mem);
+  auto v = gpu::validate(*cap, variant, vo);
+  if (!v) {
+    std::fprintf(stderr, "kbcc replay: %s\n", v.error().message.c_str());
+    return 2;
+  }
+  const auto &r = v->replay;
+  std::printf("replay %s%s%s\n", variant.empty() ? "original" : variant.c_str(), r.calibrated ? " (calibrated)" : "",
+              r.launched ? "" : (" did not run: " + r.error).c_str());
+  print_buffers(r.buffers, "  ");
+  for (size_t k = 0; k < v->fuzz.results.size(); ++k) {
+    std::printf("fuzz round %zu %s\n", k, v->fuzz.results[k].pass ? "PASS" : "FAIL");
+    print_buffers(v->fuzz.results[k].buffers, "  ");
+  }
+  for (const auto &s : v->sanitizers)
+    std::printf("%s %s errors=%u (%.1f s)\n%s", s.tool == gpu::SanitizerTool::Memcheck ? "memcheck" : "racecheck",
+                s.clean ? "CLEAN" : "ERRORS", s.errors, s.seconds, s.clean ? "" : s.summary.c_str());
+  if (timing && v->pass) {
+    auto t = gpu::compare_timing(*cap, variant, to);
+    if (!t) {
+      std::fprintf(stderr, "kbcc replay: %s\n", t.error().message.c_str());
+      return 2;
+    }
+    print_timing("original", t->original_a);
+    print_timing(variant.empty() ? "original" : "variant", t->variant);
+    print_timing("original", t->original_b);
+    std::printf("speedup %.3fx noise %.1f%% %s\n", t->speedup, t->noise_pct,
+                t->significant ? "significant" : "not significant");
+  }
+  std::printf("result %s%s%s\n", v->pass ? "PASS" : "FAIL", v->pass ? "" : ": ", v->reason.c_str());
+  return v->pass ? 0 : 1;
+}
+
+} // namespace
+
+KBCC_COMMAND("replay", "replay a captured launch and compare outputs (original or variant cubin)", kUsage,
+             run_replay_command);
+
+} // namespace kbcc::driver

@@ -1,0 +1,65 @@
+// Pure logic of the GPU harness that needs no GPU: buffer comparison and
+// tolerances, timing statistics, mangled-name parameter types, cubin (ELF)
+// inspection and ncu CSV parsing. Used by kbcc, the kbcc-gpu runner and the
+// capture library alike, and unit-tested on machines without a GPU.
+#pragma once
+
+#include "gpu/harness.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kbcc::gpu {
+
+// Default tolerance for `type` given the calibrated original-vs-original
+// noise and the largest magnitude in the reference. Integers and bytes are
+// bitwise unless the original itself was nondeterministic (noise > 0).
+Tolerance tolerance_for(ElementType type, double noise_abs, double ref_max_abs);
+
+// Element-wise comparison of `out` against the reference `ref` (same size).
+// Fills mismatches / max errors / pass of `report` (type, tolerance given).
+void compare_buffer(std::string_view ref, std::string_view out, BufferReport &report);
+// Largest absolute element difference between two states (noise), and the
+// largest |ref| element; non-finite elements are skipped.
+double max_abs_difference(ElementType type, std::string_view a, std::string_view b);
+double max_abs_value(ElementType type, std::string_view data);
+// Reads element i as double (Bytes: the byte value).
+double element_value(ElementType type, const char *data, uint64_t i);
+
+// Median, quartiles and spread of samples (microseconds).
+TimingStats summarize(std::vector<double> samples_us, bool l2_flushed);
+// Fills noise_pct, speedup and significant from the three measurements.
+void judge_speedup(TimingComparison &cmp);
+
+// Pointee element types of the pointer parameters in an Itanium-mangled
+// kernel name, one entry per parameter ("" when not a pointer to a builtin
+// type). E.g. _Z5saxpyifPKfPf -> {"", "", "float", "float"}. Returns an empty
+// vector when the name cannot be parsed.
+std::vector<std::string> mangled_pointee_types(const std::string &mangled);
+
+// What a cubin (ELF) holds, for capture and replay.
+struct CubinGlobal {
+  std::string name;
+  std::string section; // ".nv.global", ".nv.global.init", ".nv.constant3", ...
+  uint64_t size = 0;
+};
+struct CubinInfo {
+  unsigned sm = 0;                  // e.g. 90 (from e_flags)
+  std::vector<std::string> kernels; // entry-function names
+  std::vector<CubinGlobal> globals; // __device__ / __constant__ variables
+};
+Expected<CubinInfo> inspect_cubin(std::string_view elf);
+
+// Parses `ncu --csv --page raw` output (one row per profiled kernel) and maps
+// ncu metric names to kbcc's metric names (docs/kb-format.md). Error when no
+// data row is found.
+Expected<ProfileReport> parse_ncu_csv(const std::string &csv);
+// The ncu metric names kbcc asks for.
+const std::vector<std::string> &ncu_metric_names();
+
+// Parses compute-sanitizer output into a report (errors counted from its
+// summary line).
+SanitizerReport parse_sanitizer_output(SanitizerTool tool, const std::string &output, int exit_code);
+
+} // namespace kbcc::gpu
