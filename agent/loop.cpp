@@ -1,0 +1,302 @@
+#include "agent/loop.h"
+
+#include "agent/state.h"
+#include "agent/work_check.h"
+#include "support/hash.h"
+#include "support/log.h"
+
+#include <set>
+
+namespace kbcc::agent {
+namespace {
+
+// Where a trajectory stands: its best validated candidate so far.
+struct Position {
+  Candidate candidate;
+  Timing timing;
+  Metrics metrics;
+  std::string state;
+};
+
+struct Context {
+  const KernelTask &task;
+  Evaluator &evaluator;
+  Policy &policy;
+  Lowerer &lowerer;
+  const LoopOptions &options;
+  Budget &budget;
+  const LoopHooks &hooks;
+  const Measurement &baseline;
+};
+
+// Compiles, statically checks and evaluates a candidate, feeding failures back
+// to the lowerer up to max_fixes times. The final candidate is left in `cand`.
+Evaluation validate_with_fixes(Context &c, const LoweringRequest &req, Candidate &cand, StepRecord &step) {
+  Evaluation eval;
+  for (int round = 0;; ++round) {
+    std::string feedback;
+    Status check = check_candidate(c.task.kernel.source, cand.source);
+    if (!check) {
+      eval = Evaluation{};
+      feedback = "static check (" + check.error().code + "): " + check.error().message;
+    } else {
+      auto e = c.evaluator.evaluate(c.task, cand);
+      if (!e) {
+        eval = Evaluation{};
+        feedback = "evaluation error: " + e.error().message;
+      } else {
+        eval = *e;
+        c.budget.gpu_seconds += eval.gpu_seconds;
+        step.gpu_seconds += eval.gpu_seconds;
+        if (!eval.compiled)
+          feedback = "compile error:\n" + eval.compile_log;
+        else if (!eval.validated)
+          feedback = "validation failed:\n" + eval.validation_log;
+        else if (!eval.sanitizer_clean)
+          feedback = "compute-sanitizer reported errors:\n" + eval.validation_log;
+      }
+    }
+    if (feedback.empty()) return eval;
+    step.error = feedback.substr(0, 2000);
+    eval.validated = false;
+    if (round >= c.options.max_fixes || c.budget.exhausted(c.options)) return eval;
+    auto fixed = c.lowerer.fix(req, cand, feedback);
+    if (!fixed) return eval;
+    step.usage += fixed->usage;
+    c.budget.tokens += fixed->usage.tokens();
+    c.budget.cost += fixed->usage.cost;
+    cand = fixed->candidate;
+    step.fix_rounds = round + 1;
+  }
+}
+
+// Folds the step's outcome into the KB statistics of (state, option, arch).
+void update_policy(Context &c, const Option &option, const std::string &state, StepRecord &step) {
+  Attempt attempt{step.outcome, step.compiled, step.speedup, step.predicted};
+  Status st = c.policy.record(state, option.id, c.task.arch, attempt);
+  if (!st) log_line("kbcc optimize: KB update failed: " + st.error().message);
+}
+
+enum class StepEnd { Done, Skip, NoCandidates };
+
+// One step from `pos`; moves `pos` when the candidate improved on it.
+StepEnd run_step(Context &c, Position &pos, Rng &rng, std::set<std::string> &tried, StepRecord &step) {
+  auto choice = select_option(
+      c.policy.options(pos.state, c.task.arch),
+      [&](const Option &o) { return !tried.count(o.id) && c.lowerer.can_lower(o); }, c.options.selector, rng);
+  if (!choice) return StepEnd::NoCandidates;
+  const Option &option = choice->option;
+  tried.insert(option.id);
+  step.state = pos.state;
+  step.option = option.id;
+  step.explored = choice->explored;
+  step.predicted = expected_speedup(option);
+  LoweringRequest req{&c.task, &pos.candidate, State{pos.state, "", "", {}}, pos.metrics, option};
+  for (const State &s : c.policy.states())
+    if (s.name == pos.state) req.state = s;
+  auto lowered = c.lowerer.lower(req);
+  if (!lowered) {
+    if (lowered.error().code == "not-applicable") return StepEnd::Skip;
+    step.error = lowered.error().message;
+    step.outcome = Outcome::Failed;
+    step.lowering = "llm";
+    return StepEnd::Done; // infrastructure failure: no KB evidence about the technique
+  }
+  step.usage += lowered->usage;
+  c.budget.tokens += lowered->usage.tokens();
+  c.budget.cost += lowered->usage.cost;
+  Candidate cand = lowered->candidate;
+  step.lowering = cand.lowering;
+  Evaluation eval = validate_with_fixes(c, req, cand, step);
+  step.compiled = eval.compiled;
+  step.validated = eval.validated && eval.sanitizer_clean;
+  step.candidate_median_ms = step.validated ? eval.timing.median_ms : 0;
+  step.metrics = eval.metrics;
+  step.outcome = classify(eval, pos.timing, c.options.noise);
+  step.speedup = step.outcome == Outcome::Failed ? 0 : speedup_of(pos.timing, eval.timing);
+  step.total_speedup = step.outcome == Outcome::Failed ? 0 : speedup_of(c.baseline.timing, eval.timing);
+  step.reward = reward(step.outcome, step.speedup, step.predicted);
+  update_policy(c, option, pos.state, step);
+  if (step.outcome == Outcome::Improved) {
+    pos.candidate = cand;
+    pos.timing = eval.timing;
+    pos.metrics = eval.metrics;
+    auto next = extract_state(c.policy, eval.metrics, c.options.state_threshold);
+    if (next) pos.state = next->name;
+  }
+  step.next_state = pos.state;
+  return StepEnd::Done;
+}
+
+void report(Context &c, long *done, long total, const std::string &label) {
+  if (done) ++*done;
+  if (c.hooks.progress && done) c.hooks.progress(*done, total, label);
+}
+
+TrajectoryRecord run_trajectory(Context &c, int index, const Position &start, Rng rng, KernelResult &result,
+                                Evaluation &best_eval, long *done, long total) {
+  TrajectoryRecord t{c.task.kernel.hash, c.task.kernel.qualified_name, c.task.arch, index, 0, {}, 1, {}, 0, "depth"};
+  t.seed = c.options.seed;
+  Position pos = start;
+  std::set<std::string> tried;
+  int flat = 0, d = 0;
+  for (; d < c.options.depth; ++d) {
+    if (c.budget.exhausted(c.options)) {
+      t.stop_reason = "budget";
+      break;
+    }
+    StepRecord step;
+    step.index = d;
+    StepEnd end;
+    while ((end = run_step(c, pos, rng, tried, step)) == StepEnd::Skip) {
+      step = StepRecord{};
+      step.index = d;
+    }
+    if (end == StepEnd::NoCandidates) {
+      t.stop_reason = "no-candidates";
+      break;
+    }
+    t.usage += step.usage;
+    t.gpu_seconds += step.gpu_seconds;
+    t.steps.push_back(step);
+    report(c, done, total, c.task.kernel.qualified_name);
+    if (step.outcome == Outcome::Improved && step.total_speedup > t.best_speedup) t.best_speedup = step.total_speedup;
+    if (step.outcome == Outcome::Improved && step.total_speedup > result.speedup) {
+      result.speedup = step.total_speedup;
+      result.best = pos.candidate;
+      best_eval = Evaluation{true, "", true, "", 0, true, pos.timing, pos.metrics, 0};
+    }
+    bool gained = step.outcome == Outcome::Improved && step.speedup - 1.0 >= c.options.early_stop_gain;
+    flat = gained ? 0 : flat + 1;
+    if (flat >= c.options.step_patience) {
+      t.stop_reason = "early-stop";
+      ++d;
+      break;
+    }
+  }
+  for (; d < c.options.depth && done; ++d)
+    ++*done; // skipped steps count as done for the ETA
+  return t;
+}
+
+// Re-measures the baseline and the best candidate and decides whether the
+// best goes into the variant cache.
+void finish(Context &c, KernelResult &result) {
+  if (!result.best) {
+    result.verdict = "no validated candidate beat the baseline";
+    return;
+  }
+  Timing base = c.baseline.timing;
+  if (c.options.confirm) {
+    auto b = c.evaluator.baseline(c.task);
+    auto e = c.evaluator.evaluate(c.task, *result.best);
+    if (!b || !e || !e->validated || !e->compiled) {
+      result.verdict = "confirmation run failed";
+      return;
+    }
+    c.budget.gpu_seconds += b->gpu_seconds + e->gpu_seconds;
+    base = b->timing;
+    result.best_eval = *e;
+  }
+  result.speedup = speedup_of(base, result.best_eval.timing);
+  if (!significantly_faster(base, result.best_eval.timing, c.options.noise)) {
+    result.verdict = "speedup within measured noise";
+    return;
+  }
+  if (!c.hooks.store_variant) {
+    result.verdict = "validated and faster (not stored)";
+    return;
+  }
+  Measurement m = c.baseline;
+  m.timing = base;
+  Status st = c.hooks.store_variant(c.task, *result.best, m, result.best_eval);
+  result.stored = static_cast<bool>(st);
+  result.verdict = st ? "stored" : "variant cache: " + st.error().message;
+}
+
+} // namespace
+
+nlohmann::json to_json(const TrajectoryRecord &t) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const StepRecord &s : t.steps)
+    steps.push_back({{"index", s.index},
+                     {"state", s.state},
+                     {"optimization", s.option},
+                     {"lowering", s.lowering},
+                     {"explored", s.explored},
+                     {"outcome", outcome_name(s.outcome)},
+                     {"speedup", s.speedup},
+                     {"total_speedup", s.total_speedup},
+                     {"predicted", s.predicted},
+                     {"reward", s.reward},
+                     {"next_state", s.next_state},
+                     {"fix_rounds", s.fix_rounds},
+                     {"error", s.error},
+                     {"input_tokens", s.usage.input_tokens},
+                     {"output_tokens", s.usage.output_tokens},
+                     {"cost", s.usage.cost},
+                     {"gpu_seconds", s.gpu_seconds}});
+  return {{"kernel_hash", t.kernel_hash},
+          {"kernel", t.kernel_name},
+          {"arch", t.arch},
+          {"index", t.index},
+          {"seed", t.seed},
+          {"steps", steps},
+          {"best_speedup", t.best_speedup},
+          {"input_tokens", t.usage.input_tokens},
+          {"output_tokens", t.usage.output_tokens},
+          {"cost", t.usage.cost},
+          {"gpu_seconds", t.gpu_seconds},
+          {"stop_reason", t.stop_reason}};
+}
+
+Expected<KernelResult> optimize_kernel(const KernelTask &task, Evaluator &evaluator, Policy &policy, Lowerer &lowerer,
+                                       const LoopOptions &options, Budget &budget, const LoopHooks &hooks, long *done,
+                                       long total) {
+  auto base = evaluator.baseline(task);
+  if (!base) return base.error();
+  budget.gpu_seconds += base->gpu_seconds;
+  KernelResult result;
+  result.baseline = *base;
+  Context c{task, evaluator, policy, lowerer, options, budget, hooks, result.baseline};
+  auto state = extract_state(policy, base->metrics, options.state_threshold);
+  if (!state) return state.error();
+  Position start{Candidate{task.kernel.source, {}, "original"}, base->timing, base->metrics, state->name};
+  Rng root = Rng(options.seed).fork(hash64(task.kernel.hash + "/" + task.arch));
+  int flat_trajectories = 0;
+  long planned_end = done ? *done + static_cast<long>(options.trajectories) * options.depth : 0;
+  std::vector<TrajectoryRecord> window;
+  for (int w = 0; w < options.trajectories; ++w) {
+    if (budget.exhausted(options)) break;
+    double before = result.speedup;
+    TrajectoryRecord t = run_trajectory(c, w, start, root.fork(w), result, result.best_eval, done, total);
+    if (hooks.store_trajectory) {
+      Status st = hooks.store_trajectory(t);
+      if (!st) log_line("kbcc optimize: trajectory not stored: " + st.error().message);
+    }
+    result.trajectories.push_back(t);
+    window.push_back(t);
+    if (window.size() > static_cast<size_t>(options.gradient_window)) window.erase(window.begin());
+    bool last = w + 1 == options.trajectories;
+    if (hooks.learn && !budget.exhausted(options) && ((w + 1) % options.gradient_every == 0 || last)) {
+      auto u = hooks.learn(policy, window);
+      if (u) {
+        budget.tokens += u->tokens();
+        budget.cost += u->cost;
+      } else {
+        log_line("kbcc optimize: textual-gradient step skipped: " + u.error().message);
+      }
+    }
+    flat_trajectories = result.speedup / before - 1.0 >= options.early_stop_gain ? 0 : flat_trajectories + 1;
+    if (t.stop_reason == "no-candidates" && t.steps.empty()) break;
+    if (flat_trajectories >= options.trajectory_patience) break;
+  }
+  if (done && *done < planned_end) {
+    *done = planned_end;
+    if (hooks.progress) hooks.progress(*done, total, task.kernel.qualified_name);
+  }
+  finish(c, result);
+  return result;
+}
+
+} // namespace kbcc::agent

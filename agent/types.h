@@ -1,0 +1,83 @@
+// Plain data exchanged by the ICRL loop's parts: measurements, candidates and
+// the outcome of one optimization attempt.
+#pragma once
+#include "tooling/kernel.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kbcc::agent {
+
+// Profiler metrics of one kernel run, keyed by stable names (see
+// docs/optimize.md: dram_pct, sm_pct, occupancy_pct, registers, ...).
+using Metrics = std::map<std::string, double>;
+
+// Timing of one kernel over repeated launches.
+struct Timing {
+  double median_ms = 0;
+  double spread_ms = 0; // half inter-quartile range (or equivalent noise estimate)
+  int samples = 0;
+};
+
+// A captured launch configuration (block and grid dimensions).
+struct LaunchConfig {
+  unsigned block[3] = {1, 1, 1};
+  unsigned grid[3] = {1, 1, 1};
+  unsigned shared_bytes = 0;
+  unsigned threads_per_block() const { return block[0] * block[1] * block[2]; }
+};
+
+// One kernel the loop optimizes on the local GPU.
+struct KernelTask {
+  tooling::Kernel kernel;             // source, params, dependencies, hash
+  std::string arch;                   // e.g. "sm_90"
+  std::vector<LaunchConfig> launches; // one per capture
+  std::vector<std::string> captures;  // capture ids (opaque to the loop)
+};
+
+// A candidate replacement of the kernel definition.
+struct Candidate {
+  std::string source;                     // the full replacement definition
+  std::vector<std::string> optimizations; // ids applied so far, in order
+  std::string lowering;                   // "mechanical" or "llm:<model>"
+};
+
+// Baseline measurement of the original kernel.
+struct Measurement {
+  Timing timing;
+  Metrics metrics;
+  double gpu_seconds = 0; // device time spent measuring
+};
+
+// Result of compiling, validating and timing one candidate.
+struct Evaluation {
+  bool compiled = false;
+  std::string compile_log;    // compiler diagnostics when !compiled
+  bool validated = false;     // every capture and fuzzed input matched
+  std::string validation_log; // first mismatch etc. when !validated
+  double max_error = 0;
+  bool sanitizer_clean = true;
+  Timing timing;
+  Metrics metrics;
+  double gpu_seconds = 0;
+};
+
+enum class Outcome {
+  Improved,  // validated and faster than the starting point beyond noise
+  Neutral,   // validated, within noise
+  Regressed, // validated, slower beyond noise
+  Failed,    // did not compile, failed validation/sanitizer, or removed work
+};
+
+const char *outcome_name(Outcome o);
+
+// One attempt of an optimization, as the policy update sees it.
+struct Attempt {
+  Outcome outcome = Outcome::Failed;
+  bool compiled = false;
+  double speedup = 0;   // vs the step's starting point; 0 when not validated
+  double predicted = 1; // expected speedup at selection time
+};
+
+} // namespace kbcc::agent

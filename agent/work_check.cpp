@@ -1,0 +1,73 @@
+#include "agent/work_check.h"
+
+#include "agent/kernel_text.h"
+
+#include <regex>
+
+namespace kbcc::agent {
+namespace {
+
+std::string body_of(const std::string &src, const KernelText &k) {
+  return mask_code(src).substr(k.body_open, k.body_close - k.body_open + 1);
+}
+
+// Anything other than indexing (passing it on, arithmetic, taking a copy)
+// might write through the pointer elsewhere.
+bool may_write_through(const std::string &body, const std::string &name) {
+  if (writes_through(body, name)) return true;
+  std::regex use("\\b" + name + "\\b(?!\\s*\\[)");
+  return std::regex_search(body, use);
+}
+
+bool loop_uses(const Loop &l, const std::string &name) { return has_identifier(l.header, name); }
+
+} // namespace
+
+bool writes_through(const std::string &src, const std::string &name) {
+  const std::string n = "\\b" + name + "\\b";
+  const std::string assign = "\\s*([-+*/%&|^]|<<|>>)?=(?!=)";
+  std::regex indexed(n + "\\s*\\[[^;]*?\\]" + assign);
+  std::regex incdec(n + "\\s*\\[[^;]*?\\]\\s*(\\+\\+|--)|(\\+\\+|--)\\s*" + n + "\\s*\\[");
+  std::regex deref("\\*\\s*\\(?\\s*" + n + "[^;=]*?\\)?" + assign);
+  std::regex atomic("\\batomic\\w*\\s*\\(\\s*&?\\s*\\(?\\s*" + n);
+  std::string m = mask_code(src);
+  return std::regex_search(m, indexed) || std::regex_search(m, incdec) || std::regex_search(m, deref) ||
+         std::regex_search(m, atomic);
+}
+
+Status check_candidate(const std::string &original, const std::string &candidate) {
+  auto ko = parse_kernel_text(original);
+  if (!ko) return make_error("original kernel: " + ko.error().message, "kernel-text");
+  auto kc = parse_kernel_text(candidate);
+  if (!kc) return make_error("candidate: " + kc.error().message, "signature-changed");
+  if (ko->name != kc->name)
+    return make_error("candidate renames the kernel from " + ko->name + " to " + kc->name, "signature-changed");
+  auto po = split_params(original, *ko), pc = split_params(candidate, *kc);
+  if (po.size() != pc.size())
+    return make_error("candidate has " + std::to_string(pc.size()) + " parameters, the kernel has " +
+                          std::to_string(po.size()),
+                      "signature-changed");
+  for (size_t i = 0; i < po.size(); ++i)
+    if (param_signature(po[i]) != param_signature(pc[i]))
+      return make_error("parameter " + std::to_string(i + 1) + " changed from '" + po[i] + "' to '" + pc[i] + "'",
+                        "signature-changed");
+  std::string bo = body_of(original, *ko), bc = body_of(candidate, *kc);
+  for (size_t i = 0; i < po.size(); ++i) {
+    std::string on = param_name(po[i]), cn = param_name(pc[i]);
+    if (on.empty() || cn.empty()) continue;
+    if (writes_through(bo, on) && !may_write_through(bc, cn))
+      return make_error("candidate never writes output parameter '" + cn + "'", "removed-work");
+  }
+  std::vector<Loop> lo = find_loops(original, *ko), lc = find_loops(candidate, *kc);
+  for (size_t i = 0; i < po.size(); ++i) {
+    std::string on = param_name(po[i]), cn = param_name(pc[i]);
+    if (on.empty() || cn.empty()) continue;
+    bool orig_loop = std::any_of(lo.begin(), lo.end(), [&](const Loop &l) { return loop_uses(l, on); });
+    bool cand_loop = std::any_of(lc.begin(), lc.end(), [&](const Loop &l) { return loop_uses(l, cn); });
+    if (orig_loop && !cand_loop)
+      return make_error("candidate drops the loop bounded by parameter '" + cn + "'", "removed-work");
+  }
+  return Status::ok();
+}
+
+} // namespace kbcc::agent

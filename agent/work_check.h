@@ -1,0 +1,20 @@
+// Static guard against reward hacking, run on every candidate before it is
+// timed (in addition to validation on captures and fuzzed inputs): the
+// signature must be unchanged, every output the original writes must still be
+// written, and loops whose trip count depends on a parameter must remain.
+#pragma once
+#include "support/expected.h"
+
+#include <string>
+
+namespace kbcc::agent {
+
+// Ok, or an Error with code "signature-changed" or "removed-work" whose
+// message says what is missing.
+Status check_candidate(const std::string &original, const std::string &candidate);
+
+// True when `src` certainly stores through pointer parameter `name`
+// (name[i] = / op= / ++, *name =, atomicXxx(&name[i] or name+..)).
+bool writes_through(const std::string &src, const std::string &name);
+
+} // namespace kbcc::agent

@@ -1,0 +1,114 @@
+#include "agent/kernel_text.h"
+#include "agent/transforms.h"
+#include "test_support.h"
+
+#include <gtest/gtest.h>
+
+using namespace kbcc::agent;
+
+namespace {
+TransformContext ctx(unsigned block = 256) {
+  TransformContext c;
+  LaunchConfig l;
+  l.block[0] = block;
+  c.launches = {l};
+  return c;
+}
+std::string run_transform(const char *id, const std::string &src, const TransformContext &c = ctx()) {
+  auto r = find_transform(id)->apply(src, c);
+  return r ? *r : "ERROR(" + r.error().code + "): " + r.error().message;
+}
+const char *kTemplated = R"(template <typename T>
+__global__ void scale(T *out, const T *in, /* factor, as in "x" */ T f, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i] * f;  // expf( in a comment
+})";
+const char *kMath = R"(__global__ void act(float *y, const float *x, int n) {
+  int i = threadIdx.x;
+  y[i] = expf(x[i]) + sinf(x[i]) + my_expf(x[i]) + __expf(x[i]) + powf(x[i], 2.0f);
+})";
+} // namespace
+
+TEST(KernelText, FindsNameParamsAndBody) {
+  auto k = parse_kernel_text(kTemplated);
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->name, "scale");
+  auto params = split_params(kTemplated, *k);
+  ASSERT_EQ(params.size(), 4u);
+  EXPECT_EQ(param_name(params[1]), "in");
+  EXPECT_EQ(param_name(params[2]), "f");
+  EXPECT_EQ(param_signature("const float * __restrict__ x"), param_signature("const float *x"));
+  EXPECT_NE(param_signature("const float *x"), param_signature("float *x"));
+}
+
+TEST(KernelText, FindsLoops) {
+  auto k = parse_kernel_text(test::kSaxpy);
+  ASSERT_TRUE(k);
+  auto loops = find_loops(test::kSaxpy, *k);
+  ASSERT_EQ(loops.size(), 1u);
+  EXPECT_EQ(loops[0].keyword, "for");
+  EXPECT_NE(loops[0].header.find("i < n"), std::string::npos);
+}
+
+TEST(Transforms, EveryKbMechanicalIdExists) {
+  for (const char *id : {"launch_bounds", "maxnreg", "unroll", "restrict_ldg", "fast_math", "block_size"})
+    EXPECT_NE(find_transform(id), nullptr) << id;
+}
+
+TEST(Transforms, LaunchBoundsUsesLargestCapturedBlock) {
+  TransformContext c = ctx(128);
+  LaunchConfig big;
+  big.block[0] = 32;
+  big.block[1] = 8;
+  c.launches.push_back(big);
+  std::string out = run_transform("launch_bounds", test::kSaxpy, c);
+  EXPECT_NE(out.find("__global__ void __launch_bounds__(256) saxpy("), std::string::npos) << out;
+  EXPECT_EQ(run_transform("launch_bounds", out, c).rfind("ERROR(not-applicable)", 0), 0u);
+  EXPECT_EQ(run_transform("launch_bounds", test::kSaxpy, TransformContext{}).rfind("ERROR(not-applicable)", 0), 0u);
+}
+
+TEST(Transforms, MaxnregFromProfile) {
+  TransformContext c;
+  c.metrics["registers_per_thread"] = 96;
+  std::string out = run_transform("maxnreg", test::kSaxpy, c);
+  EXPECT_NE(out.find("__maxnreg__(72) saxpy("), std::string::npos) << out;
+  c.metrics["registers_per_thread"] = 24;
+  EXPECT_EQ(run_transform("maxnreg", test::kSaxpy, c).rfind("ERROR(not-applicable)", 0), 0u);
+}
+
+TEST(Transforms, UnrollInnermostLoopsOnly) {
+  const char *nested = R"(__global__ void mm(float *c, const float *a, const float *b, int n) {
+  for (int i = 0; i < n; ++i) {
+    float acc = 0;
+    for (int k = 0; k < n; ++k) acc += a[i * n + k] * b[k];
+    c[i] = acc;
+  }
+})";
+  TransformContext c;
+  c.params["factor"] = "8";
+  std::string out = run_transform("unroll", nested, c);
+  EXPECT_EQ(out.find("#pragma unroll 8"), out.rfind("#pragma unroll 8")) << out; // exactly one
+  EXPECT_LT(out.find("#pragma unroll 8"), out.find("for (int k"));
+  EXPECT_GT(out.find("#pragma unroll 8"), out.find("for (int i"));
+  EXPECT_EQ(run_transform("unroll", out, c).rfind("ERROR(not-applicable)", 0), 0u); // already has a pragma
+}
+
+TEST(Transforms, RestrictOnlyOnConstPointers) {
+  std::string out = run_transform("restrict_ldg", kTemplated);
+  EXPECT_NE(out.find("const T * __restrict__ in"), std::string::npos) << out;
+  EXPECT_NE(out.find("T *out"), std::string::npos) << out;
+  EXPECT_EQ(out.find("__restrict__ out"), std::string::npos) << out;
+  EXPECT_EQ(run_transform("restrict_ldg", out).rfind("ERROR(not-applicable)", 0), 0u);
+}
+
+TEST(Transforms, FastMathRewritesCallsNotLookalikes) {
+  std::string out = run_transform("fast_math", kMath);
+  EXPECT_NE(out.find("__expf(x[i]) + __sinf(x[i]) + my_expf(x[i]) + __expf(x[i]) + __powf("), std::string::npos) << out;
+  EXPECT_EQ(run_transform("fast_math", kTemplated).rfind("ERROR(not-applicable)", 0), 0u); // only in a comment
+}
+
+TEST(Transforms, BlockSizeIsNeverMechanical) {
+  EXPECT_EQ(run_transform("block_size", test::kSaxpy).rfind("ERROR(not-applicable)", 0), 0u);
+  EXPECT_EQ(find_transform("launch_bounds")->safety, Safety::LaunchConfig);
+  EXPECT_STREQ(safety_name(find_transform("fast_math")->safety), "numerics");
+}
