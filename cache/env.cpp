@@ -10,6 +10,7 @@
 #include <cstring>
 #include <lmdb.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 namespace kbcc::cache {
 namespace {
@@ -68,8 +69,18 @@ Status remove_store(const std::string &kbcc_dir) {
   return {};
 }
 
+// LMDB reports a short write (a full disk) as EIO: tell them apart by the
+// space left on the store's file system.
+static bool disk_nearly_full(const std::string &path) {
+  struct statvfs fs{};
+  if (statvfs(path.c_str(), &fs) != 0) return false;
+  return static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize < (4u << 20);
+}
+
 Error Env::mdb_error(int rc, const std::string &what) const {
   std::string file = path_ + "/data.mdb";
+  if (rc == EIO && disk_nearly_full(path_))
+    return make_error(file + ": disk full while " + what + " (" + mdb_strerror(rc) + ")", kErrFull);
   if (rc == MDB_MAP_FULL || rc == ENOSPC || rc == EDQUOT)
     return make_error(file + ": store full while " + what + " (" + mdb_strerror(rc) + ")", kErrFull);
   if (is_corruption(rc))

@@ -18,7 +18,7 @@ public:
     if (fd_ >= 0) flock(fd_, LOCK_EX);
   }
   ~FileLock() {
-    if (fd_ >= 0) close(fd_);  // releases the lock
+    if (fd_ >= 0) close(fd_); // releases the lock
   }
   bool ok() const { return fd_ >= 0; }
 
@@ -42,19 +42,21 @@ Expected<Counters> parse(const std::string &path) {
 
 Status write(const std::string &path, const Counters &c) {
   nlohmann::json j = nlohmann::json::object();
-  for (const auto &[k, v] : c) j[k] = v;
+  for (const auto &[k, v] : c)
+    j[k] = v;
   return write_file_atomic(path, j.dump(1) + "\n");
 }
 
-}  // namespace
+} // namespace
 
 Status add_stats(const std::string &dir, const Counters &deltas) {
   if (auto st = make_dirs(dir); !st) return st;
   FileLock lock(dir + "/stats.lock");
   if (!lock.ok()) return make_error(dir + "/stats.lock: cannot lock", "io");
   auto cur = parse(stats_path(dir));
-  Counters c = cur ? *cur : Counters{};  // a corrupt file restarts from zero
-  for (const auto &[k, v] : deltas) c[k] += v;
+  Counters c = cur ? *cur : Counters{}; // a corrupt file restarts from zero
+  for (const auto &[k, v] : deltas)
+    c[k] += v;
   return write(stats_path(dir), c);
 }
 
@@ -66,4 +68,4 @@ Status zero_stats(const std::string &dir) {
   return write(stats_path(dir), {});
 }
 
-}  // namespace kbcc::cache
+} // namespace kbcc::cache

@@ -29,4 +29,4 @@ Expected<Counters> read_stats(const std::string &kbcc_dir);
 // Resets all counters to zero.
 Status zero_stats(const std::string &kbcc_dir);
 
-}  // namespace kbcc::cache
+} // namespace kbcc::cache

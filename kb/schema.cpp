@@ -2,6 +2,7 @@
 #include "kb/schema.h"
 
 #include <cmath>
+#include <map>
 #include <regex>
 #include <set>
 
@@ -66,6 +67,12 @@ public:
   }
 
 private:
+  const std::regex &compiled(const std::string &pattern) {
+    auto it = regexes_.find(pattern);
+    if (it == regexes_.end()) it = regexes_.emplace(pattern, std::regex(pattern)).first;
+    return it->second;
+  }
+
   const json *resolve(const std::string &ref) {
     if (ref.rfind("#/", 0) != 0) return nullptr;
     try {
@@ -122,7 +129,7 @@ private:
     const auto &str = v.get_ref<const std::string &>();
     if (auto m = s.find("minLength"); m != s.end() && str.size() < m->get<size_t>())
       return path + ": shorter than " + m->dump() + " characters";
-    if (auto p = s.find("pattern"); p != s.end() && !std::regex_search(str, std::regex(p->get<std::string>())))
+    if (auto p = s.find("pattern"); p != s.end() && !std::regex_search(str, compiled(p->get<std::string>())))
       return path + ": " + v.dump() + " does not match the pattern " + p->dump();
     return "";
   }
@@ -131,6 +138,8 @@ private:
     if (!v.is_array()) return "";
     if (auto m = s.find("minItems"); m != s.end() && v.size() < m->get<size_t>())
       return path + ": needs at least " + m->dump() + " items, has " + std::to_string(v.size());
+    if (auto m = s.find("maxItems"); m != s.end() && v.size() > m->get<size_t>())
+      return path + ": allows at most " + m->dump() + " items, has " + std::to_string(v.size());
     if (auto u = s.find("uniqueItems"); u != s.end() && u->get<bool>()) {
       std::set<std::string> seen;
       for (size_t i = 0; i < v.size(); ++i)
@@ -162,7 +171,7 @@ private:
       }
       if (pattern_props != s.end())
         for (const auto &[pat, sub] : pattern_props->items())
-          if (std::regex_search(key, std::regex(pat))) {
+          if (std::regex_search(key, compiled(pat))) {
             matched = true;
             if (auto e = check(value, sub, p, depth + 1); !e.empty()) return e;
           }
@@ -174,6 +183,7 @@ private:
   }
 
   const json &root_;
+  std::map<std::string, std::regex> regexes_;
 };
 
 } // namespace

@@ -1,6 +1,6 @@
 // A small JSON Schema validator for the subset kbcc's schemas use: type,
 // required, properties, additionalProperties (bool or schema), items, enum,
-// const, minimum, maximum, minLength, pattern, minItems, uniqueItems,
+// const, minimum, maximum, minLength, pattern, minItems, maxItems, uniqueItems,
 // patternProperties, $ref to "#/$defs/<name>". Errors name the field path.
 #pragma once
 

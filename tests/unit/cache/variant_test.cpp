@@ -1,0 +1,114 @@
+#include "cache/variant.h"
+#include "test_dir.h"
+
+#include <gtest/gtest.h>
+
+namespace kbcc::cache {
+namespace {
+
+using test::TempDir;
+
+VariantRecord sample(const std::string &arch = "sm_90", double variant_us = 5.0) {
+  VariantRecord r;
+  r.kernel_hash = "0123456789abcdef0123456789abcdef";
+  r.arch = arch;
+  r.qualified_name = "scale";
+  r.source = "__global__ void scale(float *x, int n) { /* faster */ }";
+  r.toolchain = "nvcc 13.0";
+  r.provenance = {"traj-1", {"vectorized_loads"}, "kb-id", "", "c-test", 1700000000};
+  r.validation = {12, 1e-7, 1e-5, "clean", ""};
+  r.timing = {10.0, 0.1, variant_us, 0.05, 50, "NVIDIA H100", "580.0"};
+  return r;
+}
+
+TEST(Variant, JsonRoundTripKeepsEveryField) {
+  VariantRecord r = sample();
+  auto back = variant_from_json(to_json(r), "t");
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(to_json(*back), to_json(r));
+  EXPECT_EQ(back->provenance.optimizations, r.provenance.optimizations);
+  EXPECT_DOUBLE_EQ(back->timing.speedup(), 2.0);
+}
+
+TEST(Variant, ParseErrorsNameTheField) {
+  auto j = to_json(sample());
+  j["validation"]["captures_checked"] = "many";
+  auto r = variant_from_json(j, "v.json");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("v.json: $.validation.captures_checked"), std::string::npos) << r.error().message;
+  auto j2 = to_json(sample());
+  j2.erase("validation");
+  auto r2 = variant_from_json(j2, "v.json");
+  ASSERT_FALSE(r2);
+  EXPECT_NE(r2.error().message.find("$.validation"), std::string::npos);
+}
+
+TEST(Variant, TamperedIdIsRejected) {
+  auto j = to_json(sample());
+  j["source"] = "__global__ void scale(float *x, int n) { /* evil */ }";
+  auto r = variant_from_json(j, "v.json");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("$.id"), std::string::npos);
+}
+
+TEST(Variant, StoreRefusesRecordsWithoutValidationEvidence) {
+  TempDir d;
+  auto env = Env::open(d.path());
+  ASSERT_TRUE(env);
+  VariantStore store(**env);
+  VariantRecord r = sample();
+  r.validation.captures_checked = 0;
+  auto put = store.put(r);
+  ASSERT_FALSE(put);
+  EXPECT_EQ(put.error().code, "unvalidated");
+  r = sample();
+  r.validation.max_error = 1.0; // above tolerance
+  EXPECT_FALSE(store.put(r));
+  r = sample();
+  r.validation.sanitizer = "errors";
+  EXPECT_FALSE(store.put(r));
+  auto got = store.get(r.kernel_hash, r.arch);
+  ASSERT_TRUE(got);
+  EXPECT_FALSE(got->has_value());
+}
+
+TEST(Variant, PutGetListRemove) {
+  TempDir d;
+  auto env = Env::open(d.path());
+  ASSERT_TRUE(env);
+  VariantStore store(**env);
+  ASSERT_TRUE(store.put(sample("sm_90")));
+  ASSERT_TRUE(store.put(sample("sm_80")));
+  auto got = store.get(sample().kernel_hash, "sm_80", true);
+  ASSERT_TRUE(got && got->has_value());
+  EXPECT_EQ((*got)->arch, "sm_80");
+  auto all = store.list();
+  ASSERT_TRUE(all);
+  EXPECT_EQ(all->size(), 2u);
+  auto only = store.list("sm_90");
+  ASSERT_TRUE(only);
+  ASSERT_EQ(only->size(), 1u);
+  auto rm = store.remove(sample().kernel_hash, "sm_90");
+  ASSERT_TRUE(rm);
+  EXPECT_TRUE(*rm);
+  EXPECT_EQ(store.list()->size(), 1u);
+  EXPECT_EQ(*store.clear(), 1u);
+  EXPECT_TRUE(store.list()->empty());
+}
+
+TEST(Variant, KeepFasterDoesNotReplaceABetterRecord) {
+  TempDir d;
+  auto env = Env::open(d.path());
+  ASSERT_TRUE(env);
+  VariantStore store(**env);
+  ASSERT_TRUE(*store.put(sample("sm_90", 4.0))); // 2.5x
+  auto slower = sample("sm_90", 8.0);            // 1.25x
+  slower.source += " ";
+  EXPECT_FALSE(*store.put(slower));
+  EXPECT_DOUBLE_EQ((*store.get(slower.kernel_hash, "sm_90"))->timing.variant_median_us, 4.0);
+  EXPECT_TRUE(*store.put(slower, VariantStore::PutMode::kReplace));
+  EXPECT_DOUBLE_EQ((*store.get(slower.kernel_hash, "sm_90"))->timing.variant_median_us, 8.0);
+}
+
+} // namespace
+} // namespace kbcc::cache
