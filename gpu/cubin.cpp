@@ -68,9 +68,8 @@ Expected<CubinInfo> inspect_cubin(std::string_view elf) {
     s.name = c_string(elf, strtab.offset + std::stoull(s.name));
 
   CubinInfo info;
-  // EF_CUDA_SM: bits 0-7 (older) or 8-15 (CUDA 12.8+ ABI v8); accept either.
-  info.sm = flags & 0xff;
-  if (info.sm == 0 || info.sm > 200) info.sm = (flags >> 8) & 0xff;
+  // EF_CUDA_SM: bits 8-15 from ELF ABI version 8 (CUDA 12.8+), bits 0-7 before.
+  info.sm = static_cast<unsigned char>(elf[8]) >= 8 ? (flags >> 8) & 0xff : flags & 0xff;
   for (const auto &s : sections) {
     if (s.type != 2 /*SHT_SYMTAB*/ || s.entsize < 24 || s.link >= sections.size()) continue;
     const Section &names = sections[s.link];

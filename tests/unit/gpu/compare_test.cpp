@@ -1,0 +1,117 @@
+#include "gpu/analysis.h"
+
+#include <cmath>
+#include <cstring>
+#include <gtest/gtest.h>
+
+using namespace kbcc::gpu;
+
+namespace {
+
+template <class T> std::string bytes_of(std::vector<T> v) {
+  return std::string(reinterpret_cast<const char *>(v.data()), v.size() * sizeof(T));
+}
+
+BufferReport report(ElementType t, Tolerance tol) {
+  BufferReport r;
+  r.type = t;
+  r.tolerance = tol;
+  return r;
+}
+
+} // namespace
+
+TEST(ElementTypes, NamesFromSignatures) {
+  EXPECT_EQ(element_type_from_name("const float"), ElementType::F32);
+  EXPECT_EQ(element_type_from_name("unsigned int"), ElementType::U32);
+  EXPECT_EQ(element_type_from_name("__half"), ElementType::F16);
+  EXPECT_EQ(element_type_from_name("__nv_bfloat16"), ElementType::BF16);
+  EXPECT_EQ(element_type_from_name("struct Foo"), ElementType::Bytes);
+  EXPECT_EQ(element_size(ElementType::F64), 8u);
+  EXPECT_STREQ(element_type_name(ElementType::BF16), "bf16");
+}
+
+TEST(Compare, IntegersAreBitwise) {
+  auto ref = bytes_of<int>({1, 2, 3, 4});
+  auto out = bytes_of<int>({1, 2, 4, 4});
+  auto r = report(ElementType::I32, tolerance_for(ElementType::I32, 0, 4));
+  compare_buffer(ref, out, r);
+  EXPECT_FALSE(r.pass);
+  EXPECT_EQ(r.mismatches, 1u);
+  EXPECT_DOUBLE_EQ(r.max_abs_error, 1);
+  compare_buffer(ref, ref, r);
+  EXPECT_TRUE(r.pass);
+}
+
+TEST(Compare, FloatsWithinTypeTolerancePass) {
+  auto ref = bytes_of<float>({1.0f, 100.0f, -3.0f});
+  auto out = bytes_of<float>({1.00001f, 100.001f, -3.0f});
+  auto r = report(ElementType::F32, tolerance_for(ElementType::F32, 0, 100));
+  compare_buffer(ref, out, r);
+  EXPECT_TRUE(r.pass) << r.mismatches;
+  EXPECT_GT(r.max_abs_error, 0);
+  auto bad = bytes_of<float>({1.0f, 101.0f, -3.0f});
+  compare_buffer(ref, bad, r);
+  EXPECT_FALSE(r.pass);
+  EXPECT_EQ(r.mismatches, 1u);
+}
+
+TEST(Compare, NanOnlyMatchesNan) {
+  auto ref = bytes_of<float>({NAN, 1.0f});
+  auto same = bytes_of<float>({NAN, 1.0f});
+  auto r = report(ElementType::F32, tolerance_for(ElementType::F32, 0, 1));
+  compare_buffer(ref, same, r);
+  EXPECT_TRUE(r.pass);
+  auto notnan = bytes_of<float>({0.0f, 1.0f});
+  compare_buffer(ref, notnan, r);
+  EXPECT_FALSE(r.pass);
+  EXPECT_EQ(r.nan_mismatches, 1u);
+}
+
+TEST(Compare, HalfAndBfloat16Values) {
+  uint16_t h = 0x3c00, b = 0x3f80; // 1.0 in both formats
+  EXPECT_DOUBLE_EQ(element_value(ElementType::F16, reinterpret_cast<const char *>(&h), 0), 1.0);
+  EXPECT_DOUBLE_EQ(element_value(ElementType::BF16, reinterpret_cast<const char *>(&b), 0), 1.0);
+}
+
+TEST(Tolerance, NoiseWidensFloatAndIntegerTolerance) {
+  Tolerance quiet = tolerance_for(ElementType::F32, 0, 10);
+  Tolerance noisy = tolerance_for(ElementType::F32, 0.5, 10);
+  EXPECT_FALSE(quiet.bitwise);
+  EXPECT_GE(noisy.abs, 1.0);
+  EXPECT_GT(noisy.abs, quiet.abs);
+  EXPECT_TRUE(tolerance_for(ElementType::I32, 0, 10).bitwise);
+  EXPECT_FALSE(tolerance_for(ElementType::I32, 2, 10).bitwise);
+  EXPECT_GT(tolerance_for(ElementType::F16, 0, 1).rel, tolerance_for(ElementType::F32, 0, 1).rel);
+}
+
+TEST(Compare, NoiseMeasurement) {
+  auto a = bytes_of<double>({1.0, 2.0, 3.0});
+  auto b = bytes_of<double>({1.0, 2.25, 3.0});
+  EXPECT_DOUBLE_EQ(max_abs_difference(ElementType::F64, a, b), 0.25);
+  EXPECT_DOUBLE_EQ(max_abs_difference(ElementType::F64, a, a), 0);
+  EXPECT_DOUBLE_EQ(max_abs_value(ElementType::F64, a), 3.0);
+}
+
+TEST(Timing, MedianQuartilesAndSpread) {
+  TimingStats t = summarize({5, 1, 4, 2, 3}, true);
+  EXPECT_DOUBLE_EQ(t.median_us, 3);
+  EXPECT_DOUBLE_EQ(t.p25_us, 2);
+  EXPECT_DOUBLE_EQ(t.p75_us, 4);
+  EXPECT_DOUBLE_EQ(t.spread_pct, 2.0 / 3 * 100);
+  EXPECT_EQ(t.reps, 5u);
+  EXPECT_TRUE(t.l2_flushed);
+}
+
+TEST(Timing, SpeedupOnlyBeyondNoise) {
+  TimingComparison c;
+  c.original_a = summarize({10, 10, 10}, true);
+  c.original_b = summarize({10.2, 10.2, 10.2}, true);
+  c.variant = summarize({9.9, 9.9, 9.9}, true);
+  judge_speedup(c);
+  EXPECT_FALSE(c.significant); // 1% faster, 2% noise
+  c.variant = summarize({5, 5, 5}, true);
+  judge_speedup(c);
+  EXPECT_TRUE(c.significant);
+  EXPECT_NEAR(c.speedup, 2.02, 0.01);
+}
