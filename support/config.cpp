@@ -36,6 +36,8 @@ const std::vector<ConfigKey> &config_keys() {
       {"remote_timeout", "KBCC_REMOTE_TIMEOUT", "500", "milliseconds per remote request during a build"},
       {"signing_key", "KBCC_SIGNING_KEY", "", "ed25519 secret key file used to sign variants that kbcc optimize produces"},
       {"contributor", "KBCC_CONTRIBUTOR", "", "contributor id for KB evidence (default: a random id stored in the KB)"},
+      {"remote_capture_max_size", "KBCC_REMOTE_CAPTURE_MAX_SIZE", "0",
+       "bytes of captures kbcc kb push/pull --captures transfers at most; 0 = captures are not shared"},
   };
   return keys;
 }

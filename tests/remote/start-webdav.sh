@@ -1,0 +1,65 @@
+#!/bin/sh
+# start-webdav.sh DIR: starts nginx with WebDAV (dav + dav_ext) on 127.0.0.1 at
+# a free port, serving DIR/data; writes the port to DIR/port and prints
+# http://127.0.0.1:PORT. Stop it with stop-webdav.sh DIR.
+set -e
+dir=$1
+[ -n "$dir" ] || { echo "usage: start-webdav.sh DIR" >&2; exit 2; }
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$dir/data" "$dir/tmp"
+dir=$(cd "$dir" && pwd)
+nginx=$(command -v nginx || echo /usr/sbin/nginx)
+module=/usr/lib/nginx/modules/ngx_http_dav_ext_module.so
+load=""
+[ -f "$module" ] && load="load_module $module;"
+user=""
+[ "$(id -u)" = 0 ] && user="user root;"
+for attempt in 1 2 3 4 5; do
+  port=$(python3 "$here/free-port.py")
+  cat > "$dir/nginx.conf" <<CONF
+$load
+$user
+daemon on;
+worker_processes 1;
+pid $dir/nginx.pid;
+error_log $dir/error.log;
+events { worker_connections 64; }
+http {
+  access_log $dir/access.log;
+  client_body_temp_path $dir/tmp;
+  proxy_temp_path $dir/tmp;
+  fastcgi_temp_path $dir/tmp;
+  uwsgi_temp_path $dir/tmp;
+  scgi_temp_path $dir/tmp;
+  client_max_body_size 0;
+  server {
+    listen 127.0.0.1:$port;
+    root $dir/data;
+    location / {
+      dav_methods PUT DELETE MKCOL COPY MOVE;
+      $( [ -n "$load" ] && echo "dav_ext_methods PROPFIND OPTIONS;" )
+      create_full_put_path on;
+      dav_access user:rw group:rw all:r;
+      autoindex on;
+    }
+  }
+}
+CONF
+  if "$nginx" -p "$dir" -c "$dir/nginx.conf" 2>>"$dir/start.log"; then
+    i=0
+    while [ $i -lt 100 ]; do
+      if python3 - "$port" <<'PY' 2>/dev/null
+import socket, sys
+socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=0.2).close()
+PY
+      then
+        echo "$port" > "$dir/port"
+        echo "http://127.0.0.1:$port"
+        exit 0
+      fi
+      i=$((i + 1)); sleep 0.05
+    done
+  fi
+done
+echo "start-webdav.sh: nginx did not start (see $dir/start.log and $dir/error.log)" >&2
+exit 1
