@@ -43,7 +43,8 @@ std::unique_ptr<Store> make_memory_store() { return std::make_unique<MemoryStore
 bool valid_key(const std::string &key) {
   if (key.empty() || key.front() == '/' || key.find("..") != std::string::npos) return false;
   for (char c : key)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '/' && c != '-') return false;
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '/' && c != '-' && c != '@')
+      return false;
   return true;
 }
 

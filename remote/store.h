@@ -2,7 +2,7 @@
 // with one file per backend (http_store.cpp, redis_store.cpp,
 // memory_store.cpp) and a guard (guarded_store.cpp) that adds read-only mode
 // and the circuit breaker. Keys are relative paths such as
-// "variants/<kernel>-<arch>/<content-hash>" ([A-Za-z0-9._/-] only).
+// "variants/<kernel>-<arch>/<content-hash>" ([A-Za-z0-9._@/-] only).
 #pragma once
 
 #include "support/expected.h"
@@ -48,7 +48,7 @@ Expected<std::unique_ptr<Store>> make_redis_store(const std::string &url, const 
 // The backend for `url` by scheme; an Error names an unknown scheme.
 Expected<std::unique_ptr<Store>> make_store(const std::string &url, const StoreOptions &options);
 
-// Whether `key` is a valid store key (non-empty, [A-Za-z0-9._/-], no "..").
+// Whether `key` is a valid store key (non-empty, [A-Za-z0-9._@/-], no "..").
 bool valid_key(const std::string &key);
 
 } // namespace kbcc::remote
