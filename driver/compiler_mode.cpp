@@ -1,17 +1,139 @@
-// Compiler mode. Placeholder: runs nvcc unchanged (replaced by the pipeline).
+// Compiler mode: kbcc in place of nvcc. Loads the configuration, finds the
+// real nvcc, classifies the command, and either passes it through exactly or
+// runs the compile pipeline (speculatively alongside nvcc on the original).
+#include "cache/stats.h"
+#include "driver/args.h"
 #include "driver/command.h"
-#include "support/process.h"
+#include "driver/compile_pipeline.h"
+#include "driver/depfile.h"
+#include "driver/find_nvcc.h"
+#include "driver/kbcc_options.h"
+#include "driver/passthrough.h"
+#include "support/config.h"
+#include "support/log.h"
 
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
 
 namespace kbcc::driver {
+namespace {
 
-int run_compiler_mode(const std::vector<std::string> &nvcc_args, const std::string &launcher_nvcc) {
-  std::vector<std::string> argv{launcher_nvcc.empty() ? "/usr/local/cuda/bin/nvcc" : launcher_nvcc};
-  argv.insert(argv.end(), nvcc_args.begin(), nvcc_args.end());
-  Error e = exec_replace(argv);
-  std::fprintf(stderr, "kbcc: %s\n", e.message.c_str());
-  return 127;
+void say(const KbccOptions &o, const std::string &msg) {
+  if (o.verbose) std::fprintf(stderr, "kbcc: %s\n", msg.c_str());
 }
 
-}  // namespace kbcc::driver
+void flush_stats(const Config &config, const cache::Counters &stats) {
+  if (stats.empty()) return;
+  if (auto st = cache::add_stats(config.dir(), stats); !st) log_line("cannot update statistics: " + st.error().message);
+}
+
+// Runs the original command: captured speculative run if there is one, else exec.
+int run_original(std::optional<Process> &speculative, const std::vector<std::string> &argv) {
+  if (speculative) return replay(speculative->wait());
+  return exec_nvcc(argv);
+}
+
+// Runs the rewritten command; on failure falls back to the original one.
+int run_rewritten(const Compilation &c, const CompilePlan &plan, const KbccOptions &o) {
+  ProcessOptions po;
+  po.stdin_inherit = true;
+  auto r = run_process(plan.argv, po);
+  if (!r || r->exit_code != 0) {
+    log_line("fallback: nvcc failed on the rewritten " + c.unit.source + "; running the original command");
+    return exec_nvcc(c.unit.nvcc_argv);
+  }
+  if (c.depfile) {
+    std::string user_dir = std::filesystem::path(c.unit.source).parent_path().string();
+    std::string dep = (std::filesystem::path(c.unit.working_dir) / c.depfile_path).string();
+    if (auto st = fix_depfile(dep, plan.temp_source, c.unit.source, plan.temp_dir, user_dir); !st)
+      log_line("depfile: " + st.error().message);
+  }
+  say(o, "compiled " + c.unit.source + " with substituted variants");
+  return replay(*r);
+}
+
+int compile(const Compilation &c, const Config &config, const std::string &nvcc, const KbccOptions &o,
+            cache::Counters &stats) {
+  stats[cache::kCompilations] += 1;
+  std::optional<Process> speculative;
+  if (config.get_bool("speculative") && !o.dry_run) {
+    ProcessOptions po;
+    po.stdin_inherit = true;
+    po.timeout = std::chrono::hours(24); // gives the child its own process group, so kill() stops its tools
+    if (auto p = spawn(c.unit.nvcc_argv, po)) speculative = std::move(*p);
+  }
+  auto plan = plan_compile(c, config, nvcc, stats);
+  if (!plan) {
+    stats[cache::kFallbacks] += 1;
+    flush_stats(config, stats);
+    log_line("fallback (" + plan.error().code + "): " + c.unit.source + ": " + plan.error().message);
+    say(o, "fallback: " + plan.error().message);
+    if (o.dry_run) return print_command(c.unit.nvcc_argv), 0;
+    return run_original(speculative, c.unit.nvcc_argv);
+  }
+  flush_stats(config, stats);
+  for (const auto &n : plan->notes)
+    say(o, n);
+  if (o.dry_run) return print_command(plan->argv), 0;
+  if (!plan->substituted) return run_original(speculative, c.unit.nvcc_argv);
+  if (speculative) speculative->kill();
+  return run_rewritten(c, *plan, o);
+}
+
+std::string env_or_empty(const char *name) {
+  const char *v = getenv(name);
+  return v ? v : "";
+}
+
+} // namespace
+
+int run_compiler_mode(const std::vector<std::string> &nvcc_args, const std::string &launcher_nvcc) {
+  std::vector<std::string> args = nvcc_args;
+  KbccOptions o = strip_kbcc_options(args);
+  if (!o.unknown.empty()) {
+    std::fprintf(stderr, "kbcc: unknown option '%s' (kbcc options: --kbcc-dry-run, --kbcc-verbose, --kbcc-disable)\n",
+                 o.unknown.c_str());
+    return 2;
+  }
+  auto loaded = Config::load();
+  bool config_ok = loaded.has_value();
+  Config config = config_ok ? *loaded : Config::with({});
+  if (config_ok)
+    set_log_path(config.get("log"));
+  else
+    log_line("bad configuration, running nvcc unchanged: " + loaded.error().message);
+
+  std::string configured = config_ok ? config.get("nvcc") : env_or_empty("KBCC_NVCC");
+  auto nvcc = find_nvcc(NvccSearch::current(configured, launcher_nvcc));
+  if (!nvcc) {
+    std::fprintf(stderr, "kbcc: %s\n", nvcc.error().message.c_str());
+    log_line("no nvcc: " + nvcc.error().message);
+    return 127;
+  }
+  std::vector<std::string> argv{*nvcc};
+  argv.insert(argv.end(), args.begin(), args.end());
+  if (!config_ok || o.disable || config.get_bool("disable")) {
+    say(o, "disabled: running nvcc unchanged");
+    if (o.dry_run) return print_command(argv), 0;
+    return exec_nvcc(argv);
+  }
+
+  ParseResult parsed = parse_nvcc_command(argv, NvccEnvironment::current());
+  cache::Counters stats;
+  if (auto *c = std::get_if<Compilation>(&parsed)) return compile(*c, config, *nvcc, o, stats);
+  if (auto *co = std::get_if<CannotOptimize>(&parsed)) {
+    stats["cannot-optimize:" + co->reason] += 1;
+    say(o, "cannot optimize (" + co->reason + "): " + co->detail);
+  } else {
+    stats["not-compilation"] += 1;
+    say(o, "not a compilation (" + std::get<NotCompilation>(parsed).what + ")");
+  }
+  flush_stats(config, stats);
+  if (o.dry_run) return print_command(argv), 0;
+  return exec_nvcc(argv);
+}
+
+} // namespace kbcc::driver

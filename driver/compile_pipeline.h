@@ -1,0 +1,36 @@
+// The compile path of one CUDA translation unit: extract kernels per arch,
+// look up variants, record the kernels, rewrite the unit when something is
+// substituted. It decides which nvcc command runs; compiler_mode.cpp runs it.
+#pragma once
+
+#include "cache/stats.h"
+#include "driver/args.h"
+#include "support/config.h"
+
+#include <string>
+#include <vector>
+
+namespace kbcc::driver {
+
+struct CompilePlan {
+  bool substituted = false;
+  std::vector<std::string> argv; // the nvcc command to run (the original when nothing is substituted)
+  std::string temp_source;       // the rewritten unit, when substituted
+  std::string temp_dir;
+  std::vector<std::string> notes; // what happened, for --kbcc-verbose
+};
+
+// Runs the stages for `c` and returns the command to run. An Error is an
+// internal failure (its code names it); the caller then runs the original.
+// Counters for hits, misses and parses are added to `stats`.
+Expected<CompilePlan> plan_compile(Compilation c, const Config &config, const std::string &nvcc,
+                                   cache::Counters &stats);
+
+// Deterministic location of a rewritten unit: /tmp/kbcc-<uid>/<content hash>/<basename>.
+std::string rewritten_path(const std::string &text, const std::string &source);
+
+// The original nvcc command with `temp_source` in place of the user's source
+// and -I<directory of the user's source> first among the include paths.
+std::vector<std::string> rewritten_command(const Compilation &c, const std::string &temp_source);
+
+} // namespace kbcc::driver
