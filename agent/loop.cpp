@@ -29,6 +29,19 @@ struct Context {
   const Measurement &baseline;
 };
 
+// Runs a lowerer call and charges what it spent to the step and the budget.
+template <class Fn> Expected<Lowered> charged(Context &c, StepRecord &step, Fn fn) {
+  Usage before = c.lowerer.spent();
+  Expected<Lowered> out = fn();
+  Usage after = c.lowerer.spent();
+  Usage d{after.input_tokens - before.input_tokens, after.output_tokens - before.output_tokens,
+          after.cost - before.cost, after.requests - before.requests};
+  step.usage += d;
+  c.budget.tokens += d.tokens();
+  c.budget.cost += d.cost;
+  return out;
+}
+
 // Compiles, statically checks and evaluates a candidate, feeding failures back
 // to the lowerer up to max_fixes times. The final candidate is left in `cand`.
 Evaluation validate_with_fixes(Context &c, const LoweringRequest &req, Candidate &cand, StepRecord &step) {
@@ -60,11 +73,8 @@ Evaluation validate_with_fixes(Context &c, const LoweringRequest &req, Candidate
     step.error = feedback.substr(0, 2000);
     eval.validated = false;
     if (round >= c.options.max_fixes || c.budget.exhausted(c.options)) return eval;
-    auto fixed = c.lowerer.fix(req, cand, feedback);
+    auto fixed = charged(c, step, [&] { return c.lowerer.fix(req, cand, feedback); });
     if (!fixed) return eval;
-    step.usage += fixed->usage;
-    c.budget.tokens += fixed->usage.tokens();
-    c.budget.cost += fixed->usage.cost;
     cand = fixed->candidate;
     step.fix_rounds = round + 1;
   }
@@ -94,7 +104,7 @@ StepEnd run_step(Context &c, Position &pos, Rng &rng, std::set<std::string> &tri
   LoweringRequest req{&c.task, &pos.candidate, State{pos.state, "", "", {}}, pos.metrics, option};
   for (const State &s : c.policy.states())
     if (s.name == pos.state) req.state = s;
-  auto lowered = c.lowerer.lower(req);
+  auto lowered = charged(c, step, [&] { return c.lowerer.lower(req); });
   if (!lowered) {
     if (lowered.error().code == "not-applicable") return StepEnd::Skip;
     step.error = lowered.error().message;
@@ -102,9 +112,6 @@ StepEnd run_step(Context &c, Position &pos, Rng &rng, std::set<std::string> &tri
     step.lowering = "llm";
     return StepEnd::Done; // infrastructure failure: no KB evidence about the technique
   }
-  step.usage += lowered->usage;
-  c.budget.tokens += lowered->usage.tokens();
-  c.budget.cost += lowered->usage.cost;
   Candidate cand = lowered->candidate;
   step.lowering = cand.lowering;
   Evaluation eval = validate_with_fixes(c, req, cand, step);

@@ -50,6 +50,8 @@ public:
   // Error code "cannot-fix" when this lowerer does not repair.
   virtual Expected<Lowered> fix(const LoweringRequest &request, const Candidate &failed,
                                 const std::string &feedback) = 0;
+  // Everything this lowerer has spent so far, failed requests included.
+  virtual Usage spent() const { return {}; }
 };
 
 // Applies the option's mechanical transform (agent/transforms.h).
@@ -67,6 +69,7 @@ public:
   bool can_lower(const Option &option) const override;
   Expected<Lowered> lower(const LoweringRequest &request) override;
   Expected<Lowered> fix(const LoweringRequest &request, const Candidate &failed, const std::string &feedback) override;
+  Usage spent() const override { return llm_ ? llm_->spent() : Usage{}; }
 
 private:
   MechanicalLowerer mech_;

@@ -180,8 +180,23 @@ Status JsonPolicy::record(const std::string &state, const std::string &option, c
   return fail("state \"" + state + "\" has no optimization \"" + option + "\"");
 }
 
-Status JsonPolicy::apply_patch(const json &patch) {
+Status check_patch_paths(const json &patch) {
   if (!patch.is_array()) return fail("KB edit is not a JSON patch array");
+  for (const auto &op : patch) {
+    if (!op.is_object() || !op.contains("path") || !op["path"].is_string())
+      return fail("KB edit operation without a path");
+    std::string path = op["path"];
+    std::string from = op.contains("from") && op["from"].is_string() ? op["from"].get<std::string>() : "";
+    for (const std::string &p : {path, from})
+      if (p.find("/stats") != std::string::npos || p.find("/summary") != std::string::npos)
+        return fail("KB edit may not touch measured statistics (" + p + ")");
+  }
+  return Status::ok();
+}
+
+Status JsonPolicy::apply_patch(const json &patch) {
+  Status paths = check_patch_paths(patch);
+  if (!paths) return paths;
   json next;
   try {
     next = doc_.patch(patch);

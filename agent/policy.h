@@ -78,6 +78,10 @@ private:
   nlohmann::json doc_;
 };
 
+// Checks that an RFC 6902 patch never touches measured statistics ("stats",
+// "summary"): evidence only changes through recorded attempts.
+Status check_patch_paths(const nlohmann::json &patch);
+
 // Checks `doc` against the policy layout; Error names the first bad field.
 Status check_policy_document(const nlohmann::json &doc);
 

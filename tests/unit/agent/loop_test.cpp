@@ -181,8 +181,11 @@ TEST(Loop, ConfirmationRunCanReject) {
 class CheatingLowerer : public Lowerer {
 public:
   Usage per_call{1000, 500, 0.01, 1};
+  Usage total;
   bool can_lower(const Option &) const override { return true; }
+  Usage spent() const override { return total; }
   kbcc::Expected<Lowered> lower(const LoweringRequest &r) override {
+    total += per_call;
     Lowered l;
     l.candidate.source = "__global__ void saxpy(int n, float a, const float *x, float *y) { }";
     l.candidate.optimizations = {r.option.id};

@@ -1,0 +1,25 @@
+// Lowering with an LLM: any KB technique, with a bounded fixer loop driven by
+// the loop (compile errors, validation failures and static-check findings
+// are fed back through fix()).
+#pragma once
+#include "agent/llm/client.h"
+#include "agent/lowering.h"
+
+namespace kbcc::agent {
+
+class LlmLowerer : public Lowerer {
+public:
+  explicit LlmLowerer(llm::Client &client) : client_(client) {}
+  bool can_lower(const Option &) const override { return true; }
+  // Error code "llm-reply" when the reply has no code block; transport errors pass through.
+  Expected<Lowered> lower(const LoweringRequest &request) override;
+  Expected<Lowered> fix(const LoweringRequest &request, const Candidate &failed, const std::string &feedback) override;
+  Usage spent() const override { return spent_; }
+
+private:
+  Usage spent_;
+  Expected<Lowered> ask(const LoweringRequest &request, const std::vector<llm::Message> &messages);
+  llm::Client &client_;
+};
+
+} // namespace kbcc::agent

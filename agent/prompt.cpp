@@ -1,0 +1,82 @@
+#include "agent/prompt.h"
+
+#include <sstream>
+
+namespace kbcc::agent {
+namespace {
+
+const char *kSystem =
+    "You optimize one CUDA kernel for one GPU architecture. You reply with exactly one ```cuda fenced "
+    "block holding the complete replacement definition of the kernel, preceded by any new __device__ "
+    "helper functions it needs (give helpers unique names starting with kbcc_). The contract:\n"
+    "- keep the kernel's name, template parameters, parameter types and order, and return type exactly;\n"
+    "- it must compute bit-for-bit or within floating-point tolerance the same outputs for every "
+    "captured launch configuration listed, and for other inputs of the same sizes;\n"
+    "- do all the work the original does: write every output it writes, keep every loop whose trip count "
+    "depends on a parameter; no early exits that skip work, no calls to libraries;\n"
+    "- do not change the launch configuration (it belongs to the host code) and do not define macros.\n"
+    "The candidate is compiled, replayed on real captured inputs and fuzzed inputs, checked with "
+    "compute-sanitizer and a static check for removed work, then timed.";
+
+std::string launches_text(const KernelTask &t) {
+  std::ostringstream s;
+  for (const LaunchConfig &l : t.launches)
+    s << "- grid (" << l.grid[0] << "," << l.grid[1] << "," << l.grid[2] << "), block (" << l.block[0] << ","
+      << l.block[1] << "," << l.block[2] << "), dynamic shared memory " << l.shared_bytes << " bytes\n";
+  return s.str();
+}
+
+std::string metrics_text(const Metrics &m) {
+  std::ostringstream s;
+  for (const auto &[k, v] : m)
+    s << "- " << k << " = " << v << "\n";
+  return s.str();
+}
+
+} // namespace
+
+std::vector<llm::Message> lowering_prompt(const LoweringRequest &r) {
+  std::ostringstream u;
+  u << "Target architecture: " << r.task->arch << "\n\n";
+  if (!r.task->kernel.dependencies.empty())
+    u << "The kernel depends on these definitions (already in the translation unit; do not repeat them):\n```cuda\n"
+      << r.task->kernel.dependencies << "\n```\n\n";
+  u << "Current kernel:\n```cuda\n" << r.start->source << "\n```\n\n";
+  u << "Captured launch configurations:\n" << launches_text(*r.task) << "\n";
+  u << "Performance state: " << r.state.name;
+  if (!r.state.bottleneck.empty()) u << " (bottleneck: " << r.state.bottleneck << ")";
+  u << "\n" << r.state.description << "\nProfiler metrics of the current kernel:\n" << metrics_text(r.metrics) << "\n";
+  u << "Apply this optimization: " << r.option.id << "\n" << r.option.description << "\n";
+  if (!r.option.insights.empty()) u << "What the knowledge base learned about it:\n" << r.option.insights << "\n";
+  u << "Expected speedup from past evidence: " << r.option.predicted_speedup << "x\n\n"
+    << "Reply with the ```cuda block only.";
+  return {{"system", kSystem}, {"user", u.str()}};
+}
+
+std::vector<llm::Message> fixer_prompt(const LoweringRequest &r, const std::string &failed,
+                                       const std::string &feedback) {
+  auto m = lowering_prompt(r);
+  m.push_back({"assistant", "```cuda\n" + failed + "\n```"});
+  m.push_back({"user", "That candidate was rejected:\n" + feedback.substr(0, 6000) +
+                           "\n\nFix it. Reply with the complete corrected ```cuda block only."});
+  return m;
+}
+
+std::optional<std::string> fenced_block(const std::string &text, const std::vector<std::string> &languages) {
+  for (size_t p = text.find("```"); p != std::string::npos;) {
+    size_t eol = text.find('\n', p);
+    if (eol == std::string::npos) return std::nullopt;
+    std::string lang = text.substr(p + 3, eol - p - 3);
+    lang.erase(lang.find_last_not_of(" \t\r") + 1);
+    size_t end = text.find("```", eol + 1);
+    if (end == std::string::npos) return std::nullopt;
+    bool wanted = lang.empty();
+    for (const auto &l : languages)
+      wanted |= lang == l;
+    if (wanted) return text.substr(eol + 1, end - eol - 1);
+    p = text.find("```", end + 3);
+  }
+  return std::nullopt;
+}
+
+} // namespace kbcc::agent
