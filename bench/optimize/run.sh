@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The optimization benchmark, for a machine with an NVIDIA GPU.
+#
+# For every app in bench/optimize/apps (one naive kernel each) and for two
+# knowledge bases (the shipped seed KB, and an "empty" KB made by
+# make_empty_kb.py), in a fresh KBCC_DIR each:
+#   build the app with kbcc -> run it (baseline) -> kbcc capture -- app
+#   -> kbcc optimize -> rebuild with kbcc -> run it again -> kbcc report --json
+# then measures the GPU's copy bandwidth and FMA rate (peak/peak.cu) and
+# writes the table (summarize.py) to OUT_DIR/optimize.md.
+#
+# Usage: bench/optimize/run.sh OUT_DIR [app ...]
+# Environment: KBCC_BUILD_DIR (default build/), BENCH_MODES ("seed empty"),
+#   BENCH_TRAJECTORIES (4), BENCH_DEPTH (3), BENCH_SEED (1),
+#   BENCH_BUDGET_GPU_SECONDS (per kernel; empty = kbcc's default).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+out=${1:?usage: bench/optimize/run.sh OUT_DIR [app ...]}
+shift
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+build=${KBCC_BUILD_DIR:-$root/build}
+kbcc=$build/bin/kbcc
+nvcc=${KBCC_NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+modes=${BENCH_MODES:-seed empty}
+if [[ $# -gt 0 ]]; then apps=("$@"); else
+  apps=()
+  for f in "$here"/apps/*.cu; do apps+=("$(basename "$f" .cu)"); done
+fi
+
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+  echo "run.sh: no GPU visible (nvidia-smi -L); this benchmark needs one" >&2
+  exit 1
+fi
+[[ -x $kbcc ]] || KBCC_BUILD_DIR=$build "$root/scripts/build.sh"
+cap=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d ' .')
+arch=sm_$cap
+work=$out/work
+mkdir -p "$work"
+log() { printf '[%s] %s\n' "$(date -u +%H:%M:%S)" "$*" | tee -a "$out/run.log" >&2; }
+
+log "GPU: $(nvidia-smi -L | head -1); arch $arch; kbcc $("$kbcc" --kbcc-version)"
+"$nvcc" -arch="$arch" -O3 "$here/peak/peak.cu" -o "$work/peak"
+"$work/peak" | tee "$out/peak.txt"
+
+opt_args=(--seed "${BENCH_SEED:-1}" --trajectories "${BENCH_TRAJECTORIES:-4}" --depth "${BENCH_DEPTH:-3}")
+[[ -n ${BENCH_BUDGET_GPU_SECONDS:-} ]] && opt_args+=(--budget-gpu-seconds "$BENCH_BUDGET_GPU_SECONDS")
+
+compile() { "$kbcc" -arch="$arch" -O3 -std=c++17 -I"$here/apps" "$here/apps/$1.cu" -o "$2"; }
+
+run_one() { # mode app
+  local mode=$1 app=$2 dir=$work/$1/$2
+  rm -rf "$dir" && mkdir -p "$dir"
+  export KBCC_DIR=$dir/kbcc-dir
+  if [[ $mode == empty ]]; then
+    "$kbcc" kb export -o "$dir/seed-kb.json"
+    python3 "$here/make_empty_kb.py" "$dir/seed-kb.json" "$dir/empty-kb.json"
+    "$kbcc" kb import --replace "$dir/empty-kb.json"
+  fi
+  compile "$app" "$dir/app-before"
+  "$dir/app-before" >"$dir/before.txt" || log "$mode/$app: baseline run failed (see $dir/before.txt)"
+  "$kbcc" capture -- "$dir/app-before" --reps 1 >"$dir/capture.log" 2>&1 || log "$mode/$app: capture failed"
+  local t0=$SECONDS
+  "$kbcc" optimize "${opt_args[@]}" >"$dir/optimize.log" 2>&1 || log "$mode/$app: optimize failed"
+  log "$mode/$app: optimize took $((SECONDS - t0)) s"
+  compile "$app" "$dir/app-after"
+  "$dir/app-after" >"$dir/after.txt" || log "$mode/$app: optimized run failed (see $dir/after.txt)"
+  "$kbcc" report --json -o "$dir/report.json" || log "$mode/$app: report failed"
+  "$kbcc" stats >"$dir/stats.txt" 2>&1 || true
+  log "$mode/$app: $(grep -h RESULT "$dir/before.txt" || echo no result) -> $(grep -h RESULT "$dir/after.txt" || echo no result)"
+}
+
+for mode in $modes; do
+  for app in "${apps[@]}"; do run_one "$mode" "$app"; done
+done
+python3 "$here/summarize.py" "$out" | tee "$out/optimize.md"
