@@ -1,6 +1,6 @@
 // Extractor and rewriter stages backed by tooling/: extraction runs in a
-// forked child with the parse_timeout, results are cached per unit in
-// $KBCC_DIR/extract (direct mode), parse time and cache hits go to the stats.
+// forked child with the parse_timeout and its results are cached per unit in
+// $KBCC_DIR/extract (direct mode).
 #include "cache/stats.h"
 #include "driver/stages.h"
 #include "support/config.h"
@@ -44,28 +44,34 @@ public:
     timeout_ = std::chrono::milliseconds(static_cast<int64_t>((seconds > 0 ? seconds : 120) * 1000));
   }
 
+  // Parse counters (parses, parse time, extraction cache hits) are counted by
+  // the pipeline from the result; this stage adds the reasons kernels are not
+  // optimizable and the reasons extraction failed.
   Expected<tooling::Extraction> extract(const CompileUnit &unit, const std::string &arch) override {
     tooling::ParseRequest request = request_for(unit, arch, dir_);
-    if (auto hit = cache_.lookup(request)) {
-      cache::add_stats(dir_, {{cache::kExtractionCacheHits, 1}});
-      return std::move(*hit);
-    }
-    auto x = tooling::extract_isolated(request, timeout_);
+    auto x = cached_or_parsed(request);
     if (!x) {
       log_line("extraction of " + request.source + " for " + arch + " failed (" + x.error().code +
                "): " + x.error().message);
       cache::add_stats(dir_, {{"extraction-failed:" + x.error().code, 1}});
       return x;
     }
-    cache::Counters counters{{cache::kParses, 1}, {cache::kParseMicros, static_cast<uint64_t>(x->parse_seconds * 1e6)}};
+    cache::Counters reasons;
     for (const tooling::Kernel &k : x->kernels)
-      if (!k.not_optimizable.empty()) counters["not-optimizable:" + k.not_optimizable] += 1;
-    cache::add_stats(dir_, counters);
-    if (auto s = cache_.store(request, *x); !s) log_line("extraction cache: " + s.error().message);
+      if (!k.not_optimizable.empty()) reasons["not-optimizable:" + k.not_optimizable] += 1;
+    if (!reasons.empty()) cache::add_stats(dir_, reasons);
     return x;
   }
 
 private:
+  Expected<tooling::Extraction> cached_or_parsed(const tooling::ParseRequest &request) {
+    if (auto hit = cache_.lookup(request)) return std::move(*hit);
+    auto x = tooling::extract_isolated(request, timeout_);
+    if (!x) return x;
+    if (auto s = cache_.store(request, *x); !s) log_line("extraction cache: " + s.error().message);
+    return x;
+  }
+
   std::string dir_;
   tooling::ExtractCache cache_;
   std::chrono::milliseconds timeout_{120000};
