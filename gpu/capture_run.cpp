@@ -10,7 +10,7 @@
 namespace kbcc::gpu {
 
 Expected<CaptureSummary> run_capture(const std::vector<std::string> &command, const CaptureOptions &o) {
-  if (command.empty()) return make_error("kbcc capture: no command given (usage: kbcc capture [options] -- <command>)");
+  if (command.empty()) return make_error("no command given (usage: kbcc capture [options] -- <command>)");
   auto lib = capture_library_path();
   if (!lib) return lib.error();
   auto st = make_dirs(o.captures_dir + "/sessions");

@@ -46,6 +46,9 @@ Expected<CaptureInfo> find_capture(const std::string &dir, const std::string &re
     if (found) return make_error("capture id prefix '" + ref + "' is ambiguous in " + dir);
     found = &c;
   }
+  if (!found) // a kernel's mangled name: its oldest capture
+    for (const auto &c : *all)
+      if (c.kernel == ref) return c;
   if (!found) return make_error("no capture '" + ref + "' in " + dir + "/launches");
   return *found;
 }

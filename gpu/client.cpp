@@ -268,6 +268,7 @@ Expected<ProfileReport> profile(const CaptureInfo &c, const std::string &cubin, 
     auto report = parse_ncu_csv(r->out);
     if (report) {
       report->seconds = seconds_since(t0);
+      report->raw = r->out;
       return report;
     }
     // Drop metrics this ncu/GPU does not know and try again.

@@ -63,7 +63,8 @@ struct CaptureFilter {
 // Captures in `captures_dir` (normally $KBCC_DIR/captures), oldest first. A
 // malformed manifest is an Error naming the file.
 Expected<std::vector<CaptureInfo>> list_captures(const std::string &captures_dir, const CaptureFilter &filter = {});
-// Resolves a capture reference: an id, a unique id prefix, or a manifest path.
+// Resolves a capture reference: an id, a unique id prefix, a manifest path, or
+// a kernel's mangled name (its oldest capture).
 Expected<CaptureInfo> find_capture(const std::string &captures_dir, const std::string &ref);
 
 // Comparison tolerance of one buffer. bitwise=true: every byte must match.
@@ -189,6 +190,7 @@ struct ProfileReport {
   std::vector<std::string> top_stalls; // warp stall reasons, largest first
   std::string tool;                    // "ncu"
   double seconds = 0;                  // profiling cost for this launch
+  std::string raw;                     // the profiler's own output (CSV)
 };
 Expected<ProfileReport> profile(const CaptureInfo &capture, const std::string &cubin,
                                 const ProfileOptions &options = {});

@@ -2,6 +2,7 @@
 #include "driver/command.h"
 #include "gpu/harness.h"
 #include "support/config.h"
+#include "support/fs.h"
 
 #include <cstdio>
 
@@ -13,7 +14,8 @@ constexpr const char *kUsage = "Usage: kbcc profile CAPTURE [--variant FILE.cubi
                                "Replays a captured launch once under Nsight Compute (ncu) and prints the\n"
                                "metrics kbcc's knowledge base uses (throughputs as % of peak, occupancy,\n"
                                "registers, spills, shared memory, hit rates, warp-stall shares, instruction\n"
-                               "mix), one `name value` line each, and the profiling cost.";
+                               "mix), one `name value` line each, and the profiling cost. --raw-csv FILE\n"
+                               "also writes ncu's own CSV output to FILE.";
 
 int run_profile_command(const std::vector<std::string> &args) {
   auto config = Config::load();
@@ -21,7 +23,7 @@ int run_profile_command(const std::vector<std::string> &args) {
     std::fprintf(stderr, "kbcc profile: %s\n", config.error().message.c_str());
     return 2;
   }
-  std::string ref, variant;
+  std::string ref, variant, raw_csv;
   gpu::ProfileOptions o;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string &a = args[i];
@@ -50,6 +52,10 @@ int run_profile_command(const std::vector<std::string> &args) {
   if (!p) {
     std::fprintf(stderr, "kbcc profile: %s\n", p.error().message.c_str());
     return 2;
+  }
+  if (!raw_csv.empty()) {
+    auto st = write_file_atomic(raw_csv, p->raw);
+    if (!st) std::fprintf(stderr, "kbcc profile: %s\n", st.error().message.c_str());
   }
   for (const auto &[k, v] : p->metrics)
     std::printf("%s %.6g\n", k.c_str(), v);

@@ -12,15 +12,17 @@ namespace {
 
 constexpr const char *kUsage =
     "Usage: kbcc replay CAPTURE [options]\n"
+    "       kbcc replay --all [--kernel NAME] [options]\n"
     "\n"
     "Replays a captured launch (CAPTURE: an id, a unique id prefix, or a manifest\n"
-    "path; see `kbcc capture --list`) on the local GPU: restores the captured\n"
-    "inputs, relocates the pointers, launches, and compares every buffer with\n"
-    "the captured result (bitwise for integers; for floats a tolerance from the\n"
+    "path, or a kernel's mangled name; see `kbcc capture --list`) on the local\n"
+    "GPU: restores the captured inputs, relocates the pointers, launches, and\n"
+    "compares every buffer with the captured result (bitwise for integers; for floats a tolerance from the\n"
     "element type, widened by the noise measured by replaying the original twice).\n"
     "Exit status: 0 all checks passed, 1 a check failed, 2 error.\n"
     "\n"
     "Options:\n"
+    "  --all                  replay every stored capture (with --kernel: of that kernel)\n"
     "  --variant FILE.cubin   launch this cubin instead of the captured module\n"
     "  --no-calibrate         skip the two calibration replays of the original\n"
     "  --fuzz N               also run N rounds of perturbed float inputs, the original as reference\n"
@@ -49,13 +51,52 @@ void print_timing(const char *label, const gpu::TimingStats &t) {
               t.p75_us, t.spread_pct, t.reps, t.l2_flushed ? "  L2 flushed" : "");
 }
 
+// Validates (and optionally times) one capture; 0 pass, 1 fail, 2 error.
+int replay_one(const gpu::CaptureInfo &cap, const std::string &variant, const gpu::ValidationOptions &vo, bool timing,
+               const gpu::TimingOptions &to) {
+  std::printf("capture %s %s %s grid=%u,%u,%u block=%u,%u,%u smem=%u\n", cap.id.c_str(), cap.arch.c_str(),
+              cap.kernel.c_str(), cap.grid.x, cap.grid.y, cap.grid.z, cap.block.x, cap.block.y, cap.block.z,
+              cap.shared_mem);
+  auto v = gpu::validate(cap, variant, vo);
+  if (!v) {
+    std::fprintf(stderr, "kbcc replay: %s\n", v.error().message.c_str());
+    return 2;
+  }
+  const auto &r = v->replay;
+  std::printf("replay %s%s%s\n", variant.empty() ? "original" : variant.c_str(), r.calibrated ? " (calibrated)" : "",
+              r.launched ? "" : (" did not run: " + r.error).c_str());
+  print_buffers(r.buffers, "  ");
+  for (size_t k = 0; k < v->fuzz.results.size(); ++k) {
+    std::printf("fuzz round %zu %s\n", k, v->fuzz.results[k].pass ? "PASS" : "FAIL");
+    print_buffers(v->fuzz.results[k].buffers, "  ");
+  }
+  for (const auto &s : v->sanitizers)
+    std::printf("%s %s errors=%u (%.1f s)\n%s", s.tool == gpu::SanitizerTool::Memcheck ? "memcheck" : "racecheck",
+                s.clean ? "CLEAN" : "ERRORS", s.errors, s.seconds, s.clean ? "" : s.summary.c_str());
+  if (timing && v->pass) {
+    auto t = gpu::compare_timing(cap, variant, to);
+    if (!t) {
+      std::fprintf(stderr, "kbcc replay: %s\n", t.error().message.c_str());
+      return 2;
+    }
+    print_timing("original", t->original_a);
+    print_timing(variant.empty() ? "original" : "variant", t->variant);
+    print_timing("original", t->original_b);
+    std::printf("speedup %.3fx noise %.1f%% %s\n", t->speedup, t->noise_pct,
+                t->significant ? "significant" : "not significant");
+  }
+  std::printf("result %s%s%s\n", v->pass ? "PASS" : "FAIL", v->pass ? "" : ": ", v->reason.c_str());
+  return v->pass ? 0 : 1;
+}
+
 int run_replay_command(const std::vector<std::string> &args) {
   auto config = Config::load();
   if (!config) {
     std::fprintf(stderr, "kbcc replay: %s\n", config.error().message.c_str());
     return 2;
   }
-  std::string ref, variant;
+  std::string ref, variant, kernel;
+  bool all = false;
   gpu::ValidationOptions vo;
   vo.fuzz_rounds = 0;
   bool timing = false;
@@ -65,6 +106,10 @@ int run_replay_command(const std::vector<std::string> &args) {
     auto value = [&]() -> std::string { return i + 1 < args.size() ? args[++i] : std::string(); };
     if (a == "--variant")
       variant = value();
+    else if (a == "--all")
+      all = true;
+    else if (a == "--kernel")
+      kernel = value();
     else if (a == "--no-calibrate")
       vo.replay.calibrate = false;
     else if (a == "--fuzz")
@@ -93,48 +138,39 @@ int run_replay_command(const std::vector<std::string> &args) {
       return 2;
     }
   }
-  if (ref.empty()) {
+  if (ref.empty() == !all) {
     std::fprintf(stderr, "%s\n", kUsage);
     return 2;
   }
-  auto cap = gpu::find_capture(config->dir() + "/captures", ref);
-  if (!cap) {
-    std::fprintf(stderr, "kbcc replay: %s\n", cap.error().message.c_str());
-    return 2;
-  }
-  std::printf("capture %s %s %s grid=%u,%u,%u block=%u,%u,%u smem=%u\n", cap->id.c_str(), cap->arch.c_str(),
-              cap->kernel.c_str(), cap->grid.x, cap->grid.y, cap->grid.z, cap->block.x, cap->block.y, cap->block.z,
-              cap->shared_mem);
-  auto v = gpu::validate(*cap, variant, vo);
-  if (!v) {
-    std::fprintf(stderr, "kbcc replay: %s\n", v.error().message.c_str());
-    return 2;
-  }
-  const auto &r = v->replay;
-  std::printf("replay %s%s%s\n", variant.empty() ? "original" : variant.c_str(), r.calibrated ? " (calibrated)" : "",
-              r.launched ? "" : (" did not run: " + r.error).c_str());
-  print_buffers(r.buffers, "  ");
-  for (size_t k = 0; k < v->fuzz.results.size(); ++k) {
-    std::printf("fuzz round %zu %s\n", k, v->fuzz.results[k].pass ? "PASS" : "FAIL");
-    print_buffers(v->fuzz.results[k].buffers, "  ");
-  }
-  for (const auto &s : v->sanitizers)
-    std::printf("%s %s errors=%u (%.1f s)\n%s", s.tool == gpu::SanitizerTool::Memcheck ? "memcheck" : "racecheck",
-                s.clean ? "CLEAN" : "ERRORS", s.errors, s.seconds, s.clean ? "" : s.summary.c_str());
-  if (timing && v->pass) {
-    auto t = gpu::compare_timing(*cap, variant, to);
-    if (!t) {
-      std::fprintf(stderr, "kbcc replay: %s\n", t.error().message.c_str());
+  std::string dir = config->dir() + "/captures";
+  if (!all) {
+    auto cap = gpu::find_capture(dir, ref);
+    if (!cap) {
+      std::fprintf(stderr, "kbcc replay: %s\n", cap.error().message.c_str());
       return 2;
     }
-    print_timing("original", t->original_a);
-    print_timing(variant.empty() ? "original" : "variant", t->variant);
-    print_timing("original", t->original_b);
-    std::printf("speedup %.3fx noise %.1f%% %s\n", t->speedup, t->noise_pct,
-                t->significant ? "significant" : "not significant");
+    return replay_one(*cap, variant, vo, timing, to);
   }
-  std::printf("result %s%s%s\n", v->pass ? "PASS" : "FAIL", v->pass ? "" : ": ", v->reason.c_str());
-  return v->pass ? 0 : 1;
+  auto caps = gpu::list_captures(dir, {.kernel = kernel, .arch = "", .replayable_only = false});
+  if (!caps) {
+    std::fprintf(stderr, "kbcc replay: %s\n", caps.error().message.c_str());
+    return 2;
+  }
+  unsigned passed = 0, failed = 0, skipped = 0;
+  for (const auto &c : *caps) {
+    if (!c.replayable) {
+      std::printf("capture %s %s not replayable: %s\n", c.id.c_str(), c.kernel.c_str(),
+                  c.not_replayable_reason.c_str());
+      ++skipped;
+      continue;
+    }
+    int rc = replay_one(c, variant, vo, timing, to);
+    if (rc == 2) return 2;
+    rc == 0 ? ++passed : ++failed;
+  }
+  std::printf("summary: %zu captures, %u passed, %u failed, %u not replayable\n", caps->size(), passed, failed,
+              skipped);
+  return failed || caps->empty() ? 1 : 0;
 }
 
 } // namespace

@@ -230,21 +230,34 @@ bool copy_out(const std::vector<uint64_t> &where, const std::vector<BufferRecord
   return true;
 }
 
-// Pointers stored inside the captured memory cannot be relocated by replay.
+// True when `word` points into device memory (cached per 2 MB page).
+bool is_device_address(uint64_t word, std::unordered_map<uint64_t, bool> &pages) {
+  if (word < (1ull << 32) || word >= (1ull << 48) || (word & 3)) return false;
+  auto [it, fresh] = pages.try_emplace(word >> 21, false);
+  if (fresh) {
+    Allocation a;
+    it->second = allocation_of(word, a) && a.memory_type != CU_MEMORYTYPE_HOST;
+  }
+  return it->second;
+}
+
+// Pointers stored inside the captured memory cannot be relocated by replay:
+// words that point into this launch's buffers or into any device allocation.
 bool holds_pointers(const Manifest &m, const std::vector<std::string> &contents) {
   uint64_t lo = UINT64_MAX, hi = 0;
   for (const auto &b : m.buffers) {
     lo = std::min(lo, b.base);
     hi = std::max(hi, b.base + b.size);
   }
-  for (size_t i = 0; i < contents.size(); ++i) {
-    const std::string &c = contents[i];
+  std::unordered_map<uint64_t, bool> pages;
+  for (const std::string &c : contents) {
     for (size_t off = 0; off + 8 <= c.size(); off += 8) {
       uint64_t w;
       std::memcpy(&w, c.data() + off, 8);
-      if (w < lo || w >= hi) continue;
-      for (const auto &b : m.buffers)
-        if (w >= b.base && w < b.base + b.size) return true;
+      if (w >= lo && w < hi)
+        for (const auto &b : m.buffers)
+          if (w >= b.base && w < b.base + b.size) return true;
+      if (is_device_address(w, pages)) return true;
     }
   }
   return false;

@@ -192,8 +192,11 @@ public:
       if (m_.buffers[i].global.empty()) continue;
       size_t size = 0;
       CUresult g = cuModuleGetGlobal(&mod.addr[i], &size, mod.mod, m_.buffers[i].global.c_str());
-      if (g != CUDA_SUCCESS || size != m_.buffers[i].size)
-        throw std::runtime_error("cubin lacks global " + m_.buffers[i].global + " of the captured size");
+      if (g == CUDA_SUCCESS && size != m_.buffers[i].size)
+        throw std::runtime_error("global " + m_.buffers[i].global + " has another size in the cubin");
+      if (g != CUDA_SUCCESS) { // a variant that does not use this global: give it a private copy
+        check(cuMemAlloc(&mod.addr[i], std::max<uint64_t>(m_.buffers[i].size, 1)), "cuMemAlloc");
+      }
     }
     return mod;
   }
