@@ -91,9 +91,10 @@ enum class StepEnd { Done, Skip, NoCandidates };
 
 // One step from `pos`; moves `pos` when the candidate improved on it.
 StepEnd run_step(Context &c, Position &pos, Rng &rng, std::set<std::string> &tried, StepRecord &step) {
-  auto choice = select_option(
-      c.policy.options(pos.state, c.task.arch),
-      [&](const Option &o) { return !tried.count(o.id) && c.lowerer.can_lower(o); }, c.options.selector, rng);
+  auto eligible = [&](const Option &o) { return !tried.count(o.id) && c.lowerer.can_lower(o); };
+  auto choice = select_option(c.policy.options(pos.state, c.task.arch), eligible, c.options.selector, rng);
+  // Nothing of the state's own can be lowered: probe with the rest of the KB.
+  if (!choice) choice = select_option(c.policy.all_options(pos.state, c.task.arch), eligible, c.options.selector, rng);
   if (!choice) return StepEnd::NoCandidates;
   const Option &option = choice->option;
   tried.insert(option.id);

@@ -1,6 +1,9 @@
 #include "agent/policy.h"
 
+#include "agent/state.h"
 #include "agent/update.h"
+
+#include <cmath>
 
 namespace kbcc::agent {
 namespace {
@@ -148,6 +151,29 @@ Status JsonPolicy::add_state(const State &state, const std::string &like) {
   return Status::ok();
 }
 
+std::optional<std::pair<std::string, double>> JsonPolicy::nearest_state(const Metrics &metrics) const {
+  std::optional<std::pair<std::string, double>> best;
+  for (const State &s : states()) {
+    double d = signature_distance(metrics, s.signature);
+    if (std::isfinite(d) && (!best || d < best->second)) best = std::make_pair(s.name, d);
+  }
+  return best;
+}
+
+std::vector<Option> JsonPolicy::all_options(const std::string &state, const std::string &arch) const {
+  std::vector<Option> out = options(state, arch);
+  for (const State &s : states())
+    for (Option o : options(s.name, arch)) {
+      bool seen = false;
+      for (const Option &e : out)
+        seen |= e.id == o.id;
+      if (seen) continue;
+      o.stats = OptionStats{};
+      out.push_back(std::move(o));
+    }
+  return out;
+}
+
 std::vector<Option> JsonPolicy::options(const std::string &state, const std::string &arch) const {
   std::vector<Option> out;
   const json *s = find_state(doc_, state);
@@ -177,6 +203,14 @@ Status JsonPolicy::record(const std::string &state, const std::string &option, c
       o["stats"][arch] = stats_to_json(stats);
       return Status::ok();
     }
+  // An option from the fallback pool: adopt it into this state first.
+  for (const auto &other : doc_["states"])
+    for (json o : other["optimizations"])
+      if (o["id"] == option) {
+        o.erase("stats");
+        (*s)["optimizations"].push_back(std::move(o));
+        return record(state, option, arch, attempt);
+      }
   return fail("state \"" + state + "\" has no optimization \"" + option + "\"");
 }
 

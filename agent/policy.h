@@ -6,6 +6,7 @@
 #include "support/expected.h"
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,12 +46,19 @@ class Policy {
 public:
   virtual ~Policy() = default;
   virtual std::vector<State> states() const = 0;
+  // The state whose signature is nearest to `metrics` and its distance
+  // (0 = perfect match; 0.2 is the default acceptance threshold); nullopt
+  // when no state's signature shares a metric with `metrics`.
+  virtual std::optional<std::pair<std::string, double>> nearest_state(const Metrics &metrics) const = 0;
   // Adds a state; its optimizations are copied from `like` (stats reset) so a
   // new state always has candidates.
   virtual Status add_state(const State &state, const std::string &like) = 0;
   // The optimizations of `state` with stats for `arch`. predicted_speedup is
   // the arch's measured mean when it has evidence, else the cross-arch prior.
   virtual std::vector<Option> options(const std::string &state, const std::string &arch) const = 0;
+  // Every optimization of the KB (each id once) with stats for (state, arch):
+  // the fallback pool when none of the state's own candidates can be lowered.
+  virtual std::vector<Option> all_options(const std::string &state, const std::string &arch) const = 0;
   // Folds one attempt of `option` in `state` on `arch` into the evidence.
   virtual Status record(const std::string &state, const std::string &option, const std::string &arch,
                         const Attempt &attempt) = 0;
@@ -67,6 +75,8 @@ public:
   // Error when `doc` does not follow the layout.
   static Expected<JsonPolicy> from_json(const nlohmann::json &doc);
   std::vector<State> states() const override;
+  std::optional<std::pair<std::string, double>> nearest_state(const Metrics &metrics) const override;
+  std::vector<Option> all_options(const std::string &state, const std::string &arch) const override;
   Status add_state(const State &state, const std::string &like) override;
   std::vector<Option> options(const std::string &state, const std::string &arch) const override;
   Status record(const std::string &state, const std::string &option, const std::string &arch,

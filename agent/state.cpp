@@ -48,11 +48,9 @@ Expected<StateMatch> extract_state(Policy &policy, const Metrics &metrics, doubl
   std::string same_bottleneck;
   std::string bottleneck = classify_bottleneck(metrics);
   std::vector<State> states = policy.states();
-  for (const State &s : states) {
-    double d = signature_distance(metrics, s.signature);
-    if (d < best.distance) best = StateMatch{s.name, d, false};
+  if (auto n = policy.nearest_state(metrics)) best = StateMatch{n->first, n->second, false};
+  for (const State &s : states)
     if (same_bottleneck.empty() && s.bottleneck == bottleneck) same_bottleneck = s.name;
-  }
   if (!best.name.empty() && best.distance <= threshold) return best;
   std::string like = !same_bottleneck.empty() ? same_bottleneck : best.name;
   int n = 1;

@@ -243,3 +243,23 @@ TEST(Loop, ProgressCoversThePlannedSteps) {
   EXPECT_EQ(last_done, 32);
   EXPECT_EQ(last_total, 32);
 }
+
+TEST(Loop, FallsBackToMechanicalProbesOfOtherStates) {
+  Fixture f;
+  // The kernel's state only has an LLM technique; without an LLM the loop
+  // probes with the mechanical optimizations the KB lists for other states.
+  f.policy = *JsonPolicy::from_json(nlohmann::json::parse(R"({"states":[
+    {"name":"memory_bound","signature":{"dram_throughput_pct":85,"sm_throughput_pct":20},
+     "optimizations":[{"id":"tiling","predicted_speedup":1.5}]},
+    {"name":"other","signature":{"dram_throughput_pct":10,"sm_throughput_pct":10},
+     "optimizations":[{"id":"read_only_cache","mechanical":"restrict_ldg","predicted_speedup":1.1}]}]})"));
+  f.options.trajectories = 1;
+  KernelResult r = f.run();
+  ASSERT_FALSE(r.trajectories[0].steps.empty());
+  EXPECT_EQ(r.trajectories[0].steps[0].option, "read_only_cache");
+  EXPECT_EQ(r.trajectories[0].steps[0].state, "memory_bound");
+  EXPECT_TRUE(r.stored);
+  const auto opts = f.policy.options("memory_bound", "sm_90");
+  ASSERT_EQ(opts.size(), 2u); // adopted into the state with its evidence
+  EXPECT_EQ(opts[1].stats.attempts, 1);
+}
