@@ -257,9 +257,11 @@ std::string mode_reason(Mode m) {
 }
 
 ParseResult classify_inputs(const State &s, const std::vector<std::string> &argv, const NvccEnvironment &env) {
+  // nvcc's -x applies to every input; CMake always passes `-x cu`.
+  bool all_cuda = s.language == "cu";
   std::vector<const Token *> cuda, other;
   for (const auto &t : s.inputs)
-    (ends_with(t.text, ".cu") ? cuda : other).push_back(&t);
+    (ends_with(t.text, ".cu") || (all_cuda && !is_object_input(t.text)) ? cuda : other).push_back(&t);
   bool all_objects = std::all_of(other.begin(), other.end(), [](const Token *t) { return is_object_input(t->text); });
   if (cuda.empty() && all_objects) return NotCompilation{"link"};
   if (!s.error.empty()) return CannotOptimize{s.error, s.error_detail};
@@ -267,7 +269,7 @@ ParseResult classify_inputs(const State &s, const std::vector<std::string> &argv
     if (t.text == "-" || t.text[0] == '@')
       return CannotOptimize{t.text == "-" ? "stdin-input" : "response-file",
                             "input '" + t.text + "' (nvcc reads no @file; it is passed through as nvcc would)"};
-  if (!s.language.empty()) return CannotOptimize{"language-override", "-x " + s.language};
+  if (!s.language.empty() && !all_cuda) return CannotOptimize{"language-override", "-x " + s.language};
   if (cuda.empty()) return CannotOptimize{"no-cuda-source", "no .cu input"};
   if (cuda.size() > 1) return CannotOptimize{"multiple-cuda-sources", std::to_string(cuda.size()) + " .cu inputs"};
   if (!other.empty()) return CannotOptimize{"extra-inputs", "'" + other[0]->text + "' besides the .cu source"};

@@ -72,6 +72,17 @@ TEST(Args, ModesThatCompile) {
   EXPECT_EQ(compilation(parse({"a.cu", "-arch=sm_90", "-o", "app"})).mode, Mode::kLink);
 }
 
+TEST(Args, LanguageCuMakesAnyInputCuda) {
+  // CMake's rule: -x cu -rdc=true -c <src> -o <obj>.
+  const auto c = compilation(
+      parse({"-forward-unknown-to-host-compiler", "-DX", "-MD", "-MT", "o.o", "-MF", "o.d", "-x", "cu", "-rdc=true",
+             "-c", "src/k.cpp", "-o", "o.o", "--generate-code=arch=compute_80,code=[compute_80,sm_80]"}));
+  EXPECT_EQ(c.unit.source, "src/k.cpp");
+  EXPECT_EQ(c.unit.archs, std::vector<std::string>{"sm_80"});
+  EXPECT_EQ(c.depfile_path, "o.d");
+  EXPECT_EQ(std::get<NotCompilation>(parse({"-x", "cu", "a.o", "-o", "app"})).what, "link");
+}
+
 TEST(Args, ModesThatDoNotCompile) {
   EXPECT_EQ(not_compilation(parse({"-E", "a.cu", "-arch=sm_80"})), "preprocess");
   EXPECT_EQ(not_compilation(parse({"--preprocess", "a.cu"})), "preprocess");
@@ -92,8 +103,8 @@ TEST(Args, ModesThatDoNotCompile) {
 TEST(Args, CannotOptimizeReasons) {
   EXPECT_EQ(reason(parse({"-c", "a.cu", "b.cu", "-arch=sm_80"})), "multiple-cuda-sources");
   EXPECT_EQ(reason(parse({"-c", "a.cpp", "-arch=sm_80"})), "no-cuda-source");
-  EXPECT_EQ(reason(parse({"-x", "cu", "-c", "a.cpp", "-arch=sm_80"})), "language-override");
-  EXPECT_EQ(reason(parse({"-x=cu", "-c", "a.cu", "-arch=sm_80"})), "language-override");
+  EXPECT_EQ(reason(parse({"-x", "c++", "-c", "a.cu", "-arch=sm_80"})), "language-override");
+  EXPECT_EQ(reason(parse({"-x=cu", "-c", "a.cpp", "b.cpp", "-arch=sm_80"})), "multiple-cuda-sources");
   EXPECT_EQ(reason(parse({"a.cu", "b.o", "-arch=sm_80"})), "extra-inputs");
   EXPECT_EQ(reason(parse({"-ptx", "a.cu", "-arch=sm_80"})), "ptx-output");
   EXPECT_EQ(reason(parse({"-lib", "a.cu", "-arch=sm_80"})), "lib-mode");
