@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Parse-time benchmark: kernel extraction (clang 19, device side) against
+`nvcc -c`, cold and from the extraction cache, over bench/parse/corpus.
+
+For every unit and repetition it measures
+  nvcc      wall time of `nvcc -c -arch=<arch> unit.cu`
+  parse     time of the clang parse + extraction, as the parse child reports it
+  cold      wall time of `kbcc explain --cache` with an empty cache (parse + store + process start)
+  cached    wall time of `kbcc explain --cache` on a warm cache (direct-mode lookup + process start)
+  lookup    time of the cache lookup alone, as kbcc reports it
+and prints a Markdown table of medians, spreads (min-max) and ratios to nvcc.
+
+Usage: bench/parse/run.py --kbcc build/bin/kbcc [--nvcc /usr/local/cuda/bin/nvcc]
+                          [--arch sm_80] [--runs 5] [--out bench/results/parse.md]
+"""
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CORPUS = os.path.join(HERE, "corpus")
+
+
+def timed(argv, env=None):
+    start = time.perf_counter()
+    r = subprocess.run(argv, capture_output=True, text=True, env=env)
+    elapsed = time.perf_counter() - start
+    if r.returncode != 0:
+        sys.exit("failed: %s\n%s" % (" ".join(argv), r.stderr))
+    return elapsed, r.stdout
+
+
+def explain(kbcc, unit, arch, kbcc_dir):
+    env = dict(os.environ, KBCC_DIR=kbcc_dir)
+    wall, out = timed([kbcc, "explain", "--cache", "--arch", arch, unit], env)
+    head = out.splitlines()[0]
+    m = re.search(r"\(parse ([0-9.]+) s", head)
+    if m:
+        return wall, float(m.group(1)), False
+    m = re.search(r"lookup ([0-9.]+) s", head)
+    if not m:
+        sys.exit("unexpected kbcc explain output: " + head)
+    return wall, float(m.group(1)), True
+
+
+def stat(values):
+    return statistics.median(values), min(values), max(values)
+
+
+def fmt(values):
+    med, lo, hi = stat(values)
+    unit, scale = ("ms", 1000.0) if med < 1 else ("s", 1.0)
+    return "%.*f %s (%.*f–%.*f)" % (0 if unit == "ms" else 2, med * scale, unit,
+                                   0 if unit == "ms" else 2, lo * scale, 0 if unit == "ms" else 2, hi * scale)
+
+
+def bench_unit(args, unit, scratch):
+    rows = {"nvcc": [], "parse": [], "cold": [], "cached": [], "lookup": []}
+    obj = os.path.join(scratch, "out.o")
+    for run in range(args.runs):
+        rows["nvcc"].append(timed([args.nvcc, "-c", "-arch=" + args.arch, unit, "-o", obj])[0])
+        kbcc_dir = os.path.join(scratch, "kbcc-%d" % run)
+        wall, parse, hit = explain(args.kbcc, unit, args.arch, kbcc_dir)
+        assert not hit, "a fresh KBCC_DIR must miss"
+        rows["cold"].append(wall)
+        rows["parse"].append(parse)
+        wall, lookup, hit = explain(args.kbcc, unit, args.arch, kbcc_dir)
+        assert hit, "an unchanged unit must hit the extraction cache"
+        rows["cached"].append(wall)
+        rows["lookup"].append(lookup)
+        shutil.rmtree(kbcc_dir, ignore_errors=True)
+    return rows
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--kbcc", required=True)
+    p.add_argument("--nvcc", default="/usr/local/cuda/bin/nvcc")
+    p.add_argument("--arch", default="sm_80")
+    p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--out", help="also write the table to this file")
+    args = p.parse_args()
+    units = sorted(f for f in os.listdir(CORPUS) if f.endswith(".cu"))
+    lines = [
+        "| unit | nvcc -c | parse (clang) | parse / nvcc | kbcc cold | kbcc cached | cache lookup | cached / nvcc |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    totals = {"nvcc": 0.0, "parse": 0.0, "cached": 0.0}
+    with tempfile.TemporaryDirectory(prefix="kbcc-parse-bench-") as scratch:
+        for name in units:
+            rows = bench_unit(args, os.path.join(CORPUS, name), scratch)
+            nvcc = stat(rows["nvcc"])[0]
+            parse = stat(rows["parse"])[0]
+            cached = stat(rows["cached"])[0]
+            totals["nvcc"] += nvcc
+            totals["parse"] += parse
+            totals["cached"] += cached
+            lines.append("| %s | %s | %s | %.0f %% | %s | %s | %s | %.1f %% |" % (
+                name, fmt(rows["nvcc"]), fmt(rows["parse"]), 100 * parse / nvcc, fmt(rows["cold"]),
+                fmt(rows["cached"]), fmt(rows["lookup"]), 100 * cached / nvcc))
+            print(lines[-1], flush=True)
+    lines.append("| **all units (sum of medians)** | %.2f s | %.2f s | %.0f %% | | %.2f s | | %.1f %% |" % (
+        totals["nvcc"], totals["parse"], 100 * totals["parse"] / totals["nvcc"], totals["cached"],
+        100 * totals["cached"] / totals["nvcc"]))
+    nv = subprocess.run([args.nvcc, "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-2:]
+    header = [
+        "# Parse time vs nvcc compile time",
+        "",
+        "Generated by `bench/parse/run.py --kbcc <kbcc> --arch %s --runs %d` on %s (%d CPU cores), %s." % (
+            args.arch, args.runs, time.strftime("%Y-%m-%d"), os.cpu_count(), "; ".join(nv)),
+        "Medians over %d runs, spread (min–max) in parentheses. *parse* is the clang parse and extraction "
+        "as the parse child measures it; *kbcc cold/cached* are wall times of `kbcc explain --cache` "
+        "(process start, toolchain query, parse or direct-mode lookup); *cache lookup* is the lookup alone." % args.runs,
+        "",
+    ]
+    text = "\n".join(header + lines) + "\n"
+    print()
+    print(text)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text)
+
+
+if __name__ == "__main__":
+    main()
