@@ -41,7 +41,10 @@ for src in "$root"/examples/src/*.cu; do
   "$kbcc" explain "$src" -arch="$arch" -O3 -std=c++17 -I"$root/examples/src"
 done
 
-step "what the build recorded (kbcc stats)"
+step "kernels the build recorded in the registry (kbcc cache list --registry)"
+"$kbcc" cache list --registry
+
+step "build statistics (kbcc stats)"
 "$kbcc" stats
 
 if [[ -z $gpu ]]; then
@@ -63,6 +66,7 @@ step "optimizing the captured kernels for $arch (kbcc optimize)"
 step "rebuilding the example (variants are substituted now)"
 cmake --build "$work/example" --clean-first
 "$kbcc" stats
+"$kbcc" cache list
 
 step "running the rebuilt app"
 "$app" | tee "$work/after.txt"
@@ -71,3 +75,5 @@ before=$(awk '/^total kernel time/ {print $4}' "$work/before.txt")
 after=$(awk '/^total kernel time/ {print $4}' "$work/after.txt")
 step "speedup"
 awk -v b="$before" -v a="$after" 'BEGIN { printf "total kernel time %.4f ms -> %.4f ms: %.2fx\n", b, a, b / a }'
+"$kbcc" report -o "$work/report.html"
+echo "report: $work/report.html"

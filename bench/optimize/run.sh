@@ -56,7 +56,7 @@ run_one() { # mode app
   if [[ $mode == empty ]]; then
     "$kbcc" kb export -o "$dir/seed-kb.json"
     python3 "$here/make_empty_kb.py" "$dir/seed-kb.json" "$dir/empty-kb.json"
-    "$kbcc" kb import --replace "$dir/empty-kb.json"
+    "$kbcc" kb import "$dir/empty-kb.json"
   fi
   compile "$app" "$dir/app-before"
   "$dir/app-before" >"$dir/before.txt" || log "$mode/$app: baseline run failed (see $dir/before.txt)"
