@@ -42,10 +42,12 @@ Expected<CaptureSummary> run_capture(const std::vector<std::string> &command, co
   if (!text) return s; // the program made no CUDA call (or died before the first capture)
   auto j = nlohmann::json::parse(*text, nullptr, false);
   if (j.is_discarded()) return make_error(session + ": unreadable capture session summary");
-  for (auto &[k, v] : j.value("counts", nlohmann::json::object()).items())
-    s.counts[k] = v.get<uint64_t>();
-  for (const auto &id : j.value("ids", nlohmann::json::array()))
-    s.ids.push_back(id.get<std::string>());
+  const nlohmann::json counts = j.value("counts", nlohmann::json::object());
+  const nlohmann::json ids = j.value("ids", nlohmann::json::array());
+  for (const auto &[k, v] : counts.items())
+    if (v.is_number_unsigned()) s.counts[k] = v.get<uint64_t>();
+  for (const auto &id : ids)
+    if (id.is_string()) s.ids.push_back(id.get<std::string>());
   return s;
 }
 

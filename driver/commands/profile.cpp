@@ -9,7 +9,7 @@
 namespace kbcc::driver {
 namespace {
 
-constexpr const char *kUsage = "Usage: kbcc profile CAPTURE [--variant FILE.cubin] [--ncu PATH]\n"
+constexpr const char *kUsage = "Usage: kbcc profile CAPTURE [--variant FILE.cubin] [--ncu PATH] [--raw-csv FILE]\n"
                                "\n"
                                "Replays a captured launch once under Nsight Compute (ncu) and prints the\n"
                                "metrics kbcc's knowledge base uses (throughputs as % of peak, occupancy,\n"
@@ -32,6 +32,8 @@ int run_profile_command(const std::vector<std::string> &args) {
       variant = value();
     else if (a == "--ncu")
       o.ncu = value();
+    else if (a == "--raw-csv")
+      raw_csv = value();
     else if (!a.empty() && a[0] != '-' && ref.empty())
       ref = a;
     else {

@@ -33,8 +33,15 @@ constexpr const char *kUsage =
     "  --type P=T             element type T (f32, f16, bf16, f64, i32, u8, ...) of the buffer\n"
     "                         parameter P points to (repeatable)";
 
+// One line per buffer; with many buffers, unchanged inputs that match are
+// summarised in one line.
 void print_buffers(const std::vector<gpu::BufferReport> &bufs, const char *indent) {
-  for (const auto &b : bufs)
+  size_t quiet = 0;
+  for (const auto &b : bufs) {
+    if (bufs.size() > 8 && !b.written && b.pass) {
+      ++quiet;
+      continue;
+    }
     std::printf("%sbuffer %u %-16s %-5s %10llu bytes %s mismatches=%llu max_abs=%.3g max_rel=%.3g noise=%.3g "
                 "tol=%s %s\n",
                 indent, b.index, b.name.c_str(), gpu::element_type_name(b.type),
@@ -44,6 +51,8 @@ void print_buffers(const std::vector<gpu::BufferReport> &bufs, const char *inden
                     ? "bitwise"
                     : ("abs " + std::to_string(b.tolerance.abs) + " rel " + std::to_string(b.tolerance.rel)).c_str(),
                 b.pass ? "PASS" : "FAIL");
+  }
+  if (quiet) std::printf("%s(%zu more input buffers, unchanged and matching)\n", indent, quiet);
 }
 
 void print_timing(const char *label, const gpu::TimingStats &t) {

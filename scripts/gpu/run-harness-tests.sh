@@ -77,7 +77,7 @@ t=$(now); KBCC_DIR=$w/kb $KBCC replay _Z5saxpyifPKfPf >>"$log" 2>&1; rp=$(secs $
 row "replay saxpy (calibrated: 3 launches)" "${rp} s" "kbcc replay wall time, runner start included"
 KBCC_DIR=$w/kb $KBCC replay _Z5saxpyifPKfPf --time --reps 200 >$w/time.txt 2>&1
 cat $w/time.txt >>"$log"
-while read -r l; do row "saxpy 1M floats: $(echo "$l" | awk '{print $1, $2}')" "$(echo "$l" | sed 's/^time [a-z]* *//')" "CUDA events, L2 flushed, 200 reps"; done < <(grep '^time ' $w/time.txt)
+while read -r l; do row "saxpy 1M-1000 floats: $(echo "$l" | awk '{print $1, $2}')" "$(echo "$l" | sed 's/^time [a-z]* *//')" "CUDA events, L2 flushed, 200 reps"; done < <(grep '^time ' $w/time.txt)
 row "saxpy original vs original" "$(grep '^speedup' $w/time.txt)" "noise = |A-B| + mean spread"
 t=$(now); KBCC_DIR=$w/kb $KBCC profile _Z5saxpyifPKfPf --raw-csv "$OUT/ncu-raw.csv" >$w/prof.txt 2>&1; pf=$(secs $t $(now))
 cat $w/prof.txt >>"$log"
