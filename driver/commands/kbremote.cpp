@@ -102,12 +102,12 @@ int run_kb_remote(const std::string &verb, const std::vector<std::string> &args)
   if (!env) return fail(verb, env.error().message);
   if (verb == "pull" || verb == "sync") {
     auto r = pull(**store, **env, p.options);
-    if (!r) return fail(verb, "remote " + (*store)->location() + ": " + r.error().message);
+    if (!r) return fail(verb, r.error().message);
     print_pull(*r);
   }
   if (verb == "push" || verb == "sync") {
     auto r = push(**store, **env, p.options);
-    if (!r) return fail(verb, "remote " + (*store)->location() + ": " + r.error().message);
+    if (!r) return fail(verb, r.error().message);
     print_push(*r);
   }
   return 0;

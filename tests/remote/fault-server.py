@@ -7,6 +7,7 @@ Detaches, writes DIR/port and DIR/fault.pid, prints the port. Stop it with
 `kill $(cat DIR/fault.pid)`.
 """
 import os
+import signal
 import socket
 import sys
 import threading
@@ -61,6 +62,7 @@ def main():
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
+    signal.alarm(int(os.environ.get("KBCC_TEST_SERVER_LIFETIME", "600")))  # never outlive a failed test
     serve(mode, sock)
 
 

@@ -8,6 +8,13 @@ dir=$1
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
+# A server left behind by a failed test goes away by itself.
+reap() {
+  pid=$(cat "$1")
+  nohup sh -c "sleep \${KBCC_TEST_SERVER_LIFETIME:-600}; grep -q '$2' /proc/$pid/cmdline 2>/dev/null && kill $pid" \
+    >/dev/null 2>&1 </dev/null &
+  echo $! > "$(dirname "$1")/reaper.pid"
+}
 for attempt in 1 2 3 4 5; do
   port=$(python3 "$here/free-port.py")
   if redis-server --bind 127.0.0.1 --port "$port" --dir "$dir" --daemonize yes \
@@ -16,6 +23,7 @@ for attempt in 1 2 3 4 5; do
     while [ $i -lt 100 ]; do
       if redis-cli -h 127.0.0.1 -p "$port" ping 2>/dev/null | grep -q PONG; then
         echo "$port" > "$dir/port"
+        reap "$dir/redis.pid" redis-server
         echo "redis://127.0.0.1:$port"
         exit 0
       fi

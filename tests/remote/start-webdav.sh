@@ -14,6 +14,13 @@ load=""
 [ -f "$module" ] && load="load_module $module;"
 user=""
 [ "$(id -u)" = 0 ] && user="user root;"
+# A server left behind by a failed test goes away by itself.
+reap() {
+  pid=$(cat "$1")
+  nohup sh -c "sleep \${KBCC_TEST_SERVER_LIFETIME:-600}; grep -q '$2' /proc/$pid/cmdline 2>/dev/null && kill $pid" \
+    >/dev/null 2>&1 </dev/null &
+  echo $! > "$(dirname "$1")/reaper.pid"
+}
 for attempt in 1 2 3 4 5; do
   port=$(python3 "$here/free-port.py")
   cat > "$dir/nginx.conf" <<CONF
@@ -54,6 +61,7 @@ socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=0.2).close()
 PY
       then
         echo "$port" > "$dir/port"
+        reap "$dir/nginx.pid" nginx
         echo "http://127.0.0.1:$port"
         exit 0
       fi

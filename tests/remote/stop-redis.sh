@@ -7,4 +7,6 @@ kill "$pid" 2>/dev/null
 i=0
 while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do i=$((i + 1)); sleep 0.05; done
 rm -f "$dir/redis.pid"
+[ -f "$dir/reaper.pid" ] && kill "$(cat "$dir/reaper.pid")" 2>/dev/null
+rm -f "$dir/reaper.pid"
 exit 0

@@ -8,4 +8,6 @@ i=0
 while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do i=$((i + 1)); sleep 0.05; done
 kill -KILL "$pid" 2>/dev/null
 rm -f "$dir/nginx.pid"
+[ -f "$dir/reaper.pid" ] && kill "$(cat "$dir/reaper.pid")" 2>/dev/null
+rm -f "$dir/reaper.pid"
 exit 0
