@@ -2,6 +2,7 @@
 // LRU eviction (see env.h for the contract, docs/store-format.md for layout).
 #include "cache/env.h"
 
+#include "support/config.h"
 #include "support/fs.h"
 
 #include <algorithm>
@@ -62,6 +63,13 @@ int64_t now_seconds() {
 }
 
 std::string store_path(const std::string &kbcc_dir) { return kbcc_dir + "/store"; }
+
+EnvOptions env_options(const Config &config, bool read_only) {
+  EnvOptions o;
+  o.max_size = config.get_size("max_size");
+  o.read_only = read_only;
+  return o;
+}
 
 Status remove_store(const std::string &kbcc_dir) {
   remove_all(store_path(kbcc_dir));

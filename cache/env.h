@@ -18,6 +18,10 @@
 #include <string_view>
 #include <vector>
 
+namespace kbcc {
+class Config;
+}
+
 namespace kbcc::cache {
 
 // Format version of the store; a store with another version is refused.
@@ -129,6 +133,9 @@ private:
   uint64_t last_used_ = 0; // bytes in use after the last commit
   std::map<std::string, unsigned, std::less<>> dbis_;
 };
+
+// Options from the configuration: max_size (KBCC_MAX_SIZE).
+EnvOptions env_options(const Config &config, bool read_only = false);
 
 // Path of the store directory under `kbcc_dir`.
 std::string store_path(const std::string &kbcc_dir);
