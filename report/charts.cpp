@@ -53,6 +53,7 @@ std::vector<RoofPoint> roofline_points(const ReportData &data) {
 std::string speedup_chart(const std::vector<KernelResult> &results) {
   std::vector<Bar> bars;
   for (const auto &r : results) {
+    if (r.attempts == 0 && !r.stored) continue; // recorded, not optimized yet: table only
     std::string tooltip = r.name + " (" + r.arch + "): " + fixed(r.speedup) + "x, " + std::to_string(r.attempts) +
                           " attempts" + (r.stored ? ", variant cached" : ", no variant cached");
     bars.push_back({r.name + " " + r.arch, r.speedup, r.stored ? "#2ca02c" : "#bbbbbb", tooltip});

@@ -7,7 +7,8 @@
 
 namespace kbcc::report {
 
-// Bars of the best validated speedup per (kernel, arch), 1.0x marked.
+// Bars of the best validated speedup per (kernel, arch) that was tried or
+// has a variant, 1.0x marked.
 std::string speedup_chart(const std::vector<KernelResult> &results);
 
 // Normalized roofline from the profiler's speed-of-light metrics of every

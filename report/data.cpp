@@ -87,6 +87,9 @@ std::vector<KernelResult> kernel_results(const ReportData &data) {
       if (s.validated) r.speedup = std::max(r.speedup, s.speedup);
     }
   }
+  for (const auto &e : data.registry)
+    for (const auto &arch : e.archs)
+      slot(e.hash, arch);
   for (const auto &v : data.variants) {
     KernelResult &r = slot(v.kernel_hash, v.arch);
     r.stored = true;

@@ -41,7 +41,8 @@ struct KernelResult {
   double gpu_seconds = 0; // GPU time of those steps
 };
 
-// Per (kernel, arch) results, best speedup first.
+// Per (kernel, arch) results, best speedup first; registry kernels never
+// tried are included with no attempts.
 std::vector<KernelResult> kernel_results(const ReportData &data);
 
 // Evidence summed over every optimization for one KB state.

@@ -105,6 +105,22 @@ TEST_F(SeededStore, JsonHasStepsInOrder) {
   EXPECT_EQ(j["kernels"].size(), 4u);
 }
 
+TEST_F(SeededStore, RegistryKernelsNeverTriedAreListedButNotCharted) {
+  Status s = testing::seed_store(dir_, testing::SeedCounts{6, 3, 4}); // kernels 4 and 5: registry only
+  ASSERT_TRUE(s.has_value()) << s.error().message;
+  auto data = load_report_data(dir_);
+  ASSERT_TRUE(data.has_value());
+  auto results = kernel_results(*data);
+  ASSERT_EQ(results.size(), 6u);
+  EXPECT_EQ(results.back().attempts, 0u);
+  EXPECT_FALSE(results.back().stored);
+  std::string chart = speedup_chart(results);
+  EXPECT_EQ(count(chart, "<rect class=\"bar\""), 4u);
+  std::string html = render_html(*data, "now");
+  EXPECT_NE(html.find("<td>transpose</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td>stencil5</td>"), std::string::npos);
+}
+
 TEST(Report, EmptyDirectoryGivesTheSeedKbAndAnExplainingPage) {
   auto dir = make_temp_dir("kbcc-report-empty");
   ASSERT_TRUE(dir.has_value());
