@@ -290,9 +290,16 @@ Expected<SanitizerReport> sanitize(const CaptureInfo &c, const std::string &cubi
   if (cs.empty()) return make_error("compute-sanitizer not found", "no-sanitizer");
   auto runner = runner_path(o.runner);
   if (!runner) return runner.error();
-  std::vector<std::string> argv = {
-      cs,      "--tool", tool == SanitizerTool::Memcheck ? "memcheck" : "racecheck", "--error-exitcode", "99",
-      *runner, "launch"};
+  // Kernel errors only: API errors are the runner's own business.
+  std::vector<std::string> argv = {cs,
+                                   "--tool",
+                                   tool == SanitizerTool::Memcheck ? "memcheck" : "racecheck",
+                                   "--error-exitcode",
+                                   "99",
+                                   "--report-api-errors",
+                                   "no",
+                                   *runner,
+                                   "launch"};
   if (tool == SanitizerTool::Racecheck) argv.insert(argv.begin() + 3, {"--racecheck-report", "all"});
   for (const auto &x : capture_args(c, cubin, {}))
     argv.push_back(x);

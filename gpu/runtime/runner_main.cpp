@@ -18,6 +18,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <set>
 #include <stdexcept>
 
 using nlohmann::json;
@@ -188,8 +189,16 @@ public:
           check(cuMemAlloc(&alloc_[i], std::max<uint64_t>(m_.buffers[i].size, 1)), "cuMemAlloc");
     }
     mod.addr = alloc_;
+    std::set<std::string> globals; // the module's own __device__/__constant__ variables
+    if (auto info = kg::inspect_cubin(image))
+      for (const auto &g : info->globals)
+        globals.insert(g.name);
     for (size_t i = 0; i < m_.buffers.size(); ++i) {
       if (m_.buffers[i].global.empty()) continue;
+      if (!globals.count(m_.buffers[i].global)) { // a variant without this global: a private copy
+        check(cuMemAlloc(&mod.addr[i], std::max<uint64_t>(m_.buffers[i].size, 1)), "cuMemAlloc");
+        continue;
+      }
       size_t size = 0;
       CUresult g = cuModuleGetGlobal(&mod.addr[i], &size, mod.mod, m_.buffers[i].global.c_str());
       if (g == CUDA_SUCCESS && size != m_.buffers[i].size)

@@ -84,6 +84,14 @@ cat $w/prof.txt >>"$log"
 row "ncu profile of one launch" "${pf} s" "$(grep -c . $w/prof.txt) lines of metrics; dram_throughput_pct $(awk '/^dram_throughput_pct/ {print $2}' $w/prof.txt)"
 t=$(now); KBCC_DIR=$w/kb $KBCC replay _Z5saxpyifPKfPf --memcheck >>"$log" 2>&1; mc=$(secs $t $(now))
 row "replay + memcheck (saxpy)" "${mc} s" "compute-sanitizer --tool memcheck on kbcc-gpu launch"
+nvcc -cubin -arch=sm_90 -o $w/fast.cubin tests/gpu_apps/variants/saxpy_fast.cu
+KBCC_DIR=$w/kb $KBCC replay _Z5saxpyifPKfPf --variant $w/fast.cubin --time --reps 200 >$w/vtime.txt 2>&1
+cat $w/vtime.txt >>"$log"
+row "saxpy: correct fmaf variant vs original" "$(grep '^speedup' $w/vtime.txt)" "same machine code; must not be called faster"
+nvcc -cubin -arch=sm_90 -o $w/racy.cubin tests/gpu_apps/variants/block_sum_racy.cu
+t=$(now); KBCC_DIR=$w/kb $KBCC replay _Z9block_sumPKfPfi --variant $w/racy.cubin --no-calibrate --racecheck >$w/race.txt 2>&1; rc=$(secs $t $(now))
+cat $w/race.txt >>"$log"
+row "racy block_sum variant + racecheck" "${rc} s" "$(grep '^result' $w/race.txt | cut -c1-80)"
 t=$(now); KBCC_DIR=$w/kb2 $KBCC capture -- $w/bigsmem >>"$log" 2>&1; bs=$(secs $t $(now))
 row "bigsmem app under capture" "${bs} s" "80 KB dynamic shared memory, cudaLaunchKernelEx"
 t=$(now); KBCC_DIR=$w/kbt $KBCC capture --max-launches 1 -- python3 tests/gpu_apps/torch_app.py >>"$log" 2>&1; tc=$(secs $t $(now))

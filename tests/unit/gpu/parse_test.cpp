@@ -1,4 +1,5 @@
 #include "gpu/analysis.h"
+#include "support/fs.h"
 
 #include <gtest/gtest.h>
 
@@ -41,6 +42,24 @@ TEST(Ncu, ParsesRawCsvIntoKbccMetrics) {
   ASSERT_EQ(r->top_stalls.size(), 2u);
   EXPECT_EQ(r->top_stalls[0], "long_scoreboard");
   EXPECT_EQ(r->tool, "ncu");
+}
+
+// Real output of `kbcc profile --raw-csv` on an H100 (saxpy, ncu 2025.3).
+TEST(Ncu, ParsesRealH100Output) {
+  auto csv = kbcc::read_file(std::string(KBCC_GPU_TEST_INPUTS) + "/ncu-raw-h100-saxpy.csv");
+  ASSERT_TRUE(csv);
+  auto r = parse_ncu_csv(*csv);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_NEAR(r->metrics.at("dram_throughput_pct"), 39.88, 1e-9);
+  EXPECT_NEAR(r->metrics.at("achieved_occupancy_pct"), 73.52, 1e-9);
+  EXPECT_DOUBLE_EQ(r->metrics.at("registers_per_thread"), 16);
+  EXPECT_NEAR(r->metrics.at("duration_us"), 6.336, 1e-9);
+  ASSERT_FALSE(r->top_stalls.empty());
+  EXPECT_EQ(r->top_stalls[0], "long_scoreboard");
+  double stalls = 0;
+  for (const auto &[k, v] : r->metrics)
+    if (k.rfind("warp_stall_", 0) == 0) stalls += v;
+  EXPECT_NEAR(stalls, 100, 1e-6);
 }
 
 TEST(Ncu, NoTableIsAnError) {
