@@ -91,6 +91,9 @@ Expected<CompilePlan> plan_compile(Compilation c, const Config &config, const st
     if (auto st = write_file_atomic(plan.temp_source, *text); !st) return st.error();
   }
   plan.substituted = true;
+  for (const auto &v : chosen)
+    plan.line_names.push_back(v.name);
+  if (c.unit.source_abs != c.unit.source) plan.line_names.push_back(c.unit.source_abs);
   plan.argv = rewritten_command(c, plan.temp_source);
   return plan;
 }

@@ -17,7 +17,8 @@ struct CompilePlan {
   std::vector<std::string> argv; // the nvcc command to run (the original when nothing is substituted)
   std::string temp_source;       // the rewritten unit, when substituted
   std::string temp_dir;
-  std::vector<std::string> notes; // what happened, for --kbcc-verbose
+  std::vector<std::string> line_names; // #line file names in the rewritten unit that are not files
+  std::vector<std::string> notes;      // what happened, for --kbcc-verbose
 };
 
 // Runs the stages for `c` and returns the command to run. An Error is an

@@ -13,10 +13,16 @@
 #include "support/log.h"
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
+#include <memory>
+#include <mutex>
 #include <optional>
+#include <thread>
+#include <unistd.h>
 
 namespace kbcc::driver {
 namespace {
@@ -48,11 +54,62 @@ int run_rewritten(const Compilation &c, const CompilePlan &plan, const KbccOptio
   if (c.depfile) {
     std::string user_dir = std::filesystem::path(c.unit.source).parent_path().string();
     std::string dep = (std::filesystem::path(c.unit.working_dir) / c.depfile_path).string();
-    if (auto st = fix_depfile(dep, plan.temp_source, c.unit.source, plan.temp_dir, user_dir); !st)
+    if (auto st = fix_depfile(dep, plan.temp_source, c.unit.source, plan.temp_dir, user_dir, plan.line_names); !st)
       log_line("depfile: " + st.error().message);
   }
   say(o, "compiled " + c.unit.source + " with substituted variants");
   return replay(*r);
+}
+
+// plan_compile, turning an escaped exception into an internal failure.
+Expected<CompilePlan> plan_guarded(const Compilation &c, const Config &config, const std::string &nvcc,
+                                   cache::Counters &stats) {
+  try {
+    return plan_compile(c, config, nvcc, stats);
+  } catch (const std::exception &e) {
+    return make_error(std::string("exception: ") + e.what(), "exception");
+  } catch (...) {
+    return make_error("unknown exception", "exception");
+  }
+}
+
+// plan_guarded within `parse_timeout` seconds (0 = no limit). On a timeout the
+// stages keep running in a detached thread and `abandoned` is set: the caller
+// must then leave with _exit once nvcc's result is out.
+Expected<CompilePlan> plan_with_timeout(const Compilation &c, const Config &config, const std::string &nvcc,
+                                        cache::Counters &stats, bool &abandoned) {
+  double limit = config.get_double("parse_timeout");
+  if (limit <= 0) return plan_guarded(c, config, nvcc, stats);
+  struct Shared {
+    std::mutex m;
+    std::condition_variable cv;
+    std::optional<Expected<CompilePlan>> result;
+    cache::Counters stats;
+  };
+  auto shared = std::make_shared<Shared>();
+  std::thread([shared, c, config, nvcc] {
+    cache::Counters local;
+    auto r = plan_guarded(c, config, nvcc, local);
+    std::lock_guard<std::mutex> lock(shared->m);
+    shared->result.emplace(std::move(r));
+    shared->stats = std::move(local);
+    shared->cv.notify_all();
+  }).detach();
+  std::unique_lock<std::mutex> lock(shared->m);
+  if (!shared->cv.wait_for(lock, std::chrono::duration<double>(limit), [&] { return shared->result.has_value(); })) {
+    abandoned = true;
+    return make_error("kernel extraction took longer than " + config.get("parse_timeout") + " s", "parse-timeout");
+  }
+  for (const auto &[k, v] : shared->stats)
+    stats[k] += v;
+  return std::move(*shared->result);
+}
+
+// Leaves at once (the detached stage thread may still use static state).
+[[noreturn]] void leave(int code) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  _exit(code);
 }
 
 int compile(const Compilation &c, const Config &config, const std::string &nvcc, const KbccOptions &o,
@@ -65,13 +122,15 @@ int compile(const Compilation &c, const Config &config, const std::string &nvcc,
     po.timeout = std::chrono::hours(24); // gives the child its own process group, so kill() stops its tools
     if (auto p = spawn(c.unit.nvcc_argv, po)) speculative = std::move(*p);
   }
-  auto plan = plan_compile(c, config, nvcc, stats);
+  bool abandoned = false;
+  auto plan = plan_with_timeout(c, config, nvcc, stats, abandoned);
   if (!plan) {
     stats[cache::kFallbacks] += 1;
     flush_stats(config, stats);
     log_line("fallback (" + plan.error().code + "): " + c.unit.source + ": " + plan.error().message);
     say(o, "fallback: " + plan.error().message);
     if (o.dry_run) return print_command(c.unit.nvcc_argv), 0;
+    if (abandoned) leave(run_original(speculative, c.unit.nvcc_argv));
     return run_original(speculative, c.unit.nvcc_argv);
   }
   flush_stats(config, stats);

@@ -6,6 +6,7 @@
 #include "support/expected.h"
 
 #include <string>
+#include <vector>
 
 namespace kbcc::driver {
 
@@ -18,8 +19,15 @@ std::string rewrite_depfile_text(const std::string &text, const std::string &tem
                                  const std::string &user_source, const std::string &temp_dir,
                                  const std::string &user_dir);
 
-// Applies rewrite_depfile_text to the file at `path` (atomically).
+// Removes the prerequisites (one per line, as nvcc writes them) named in
+// `names`, and their -MP phony rules: the #line names of a rewritten unit
+// (variant labels, the absolute source) are not files of the build.
+std::string drop_depfile_entries(const std::string &text, const std::vector<std::string> &names);
+
+// Applies rewrite_depfile_text, then drop_depfile_entries(`pseudo_names`), to
+// the file at `path` (atomically).
 Status fix_depfile(const std::string &path, const std::string &temp_source, const std::string &user_source,
-                   const std::string &temp_dir, const std::string &user_dir);
+                   const std::string &temp_dir, const std::string &user_dir,
+                   const std::vector<std::string> &pseudo_names = {});
 
 } // namespace kbcc::driver

@@ -24,3 +24,13 @@ TEST(Depfile, EscapedPaths) {
                                            "/tmp/kbcc-0/h", "my dir");
   EXPECT_EQ(fixed, "a.o : my\\ dir/my\\ a.cu\n");
 }
+
+TEST(Depfile, DropsLineDirectiveNames) {
+  std::string text =
+      "obj.o : src/a.cu \\\n    /usr/include/stdio.h \\\n    /abs/src/a.cu \\\n    src/local.h \\\n"
+      "    kbcc-variant-0123\n\n/usr/include/stdio.h:\n\n/abs/src/a.cu:\n\nsrc/local.h:\n\nkbcc-variant-0123:\n";
+  std::string fixed = drop_depfile_entries(text, {"kbcc-variant-0123", "/abs/src/a.cu"});
+  EXPECT_EQ(fixed, "obj.o : src/a.cu \\\n    /usr/include/stdio.h \\\n    src/local.h\n\n/usr/include/stdio.h:\n\n"
+                   "src/local.h:\n");
+  EXPECT_EQ(drop_depfile_entries("a.o : a.cu\n", {"kbcc-variant-1"}), "a.o : a.cu\n");
+}
