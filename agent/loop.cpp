@@ -5,6 +5,7 @@
 #include "support/hash.h"
 #include "support/log.h"
 
+#include <chrono>
 #include <set>
 
 namespace kbcc::agent {
@@ -156,6 +157,7 @@ TrajectoryRecord run_trajectory(Context &c, int index, const Position &start, Rn
     StepRecord step;
     step.index = d;
     StepEnd end;
+    auto step_start = std::chrono::steady_clock::now();
     while ((end = run_step(c, pos, rng, tried, step)) == StepEnd::Skip) {
       step = StepRecord{};
       step.index = d;
@@ -164,6 +166,7 @@ TrajectoryRecord run_trajectory(Context &c, int index, const Position &start, Rn
       t.stop_reason = "no-candidates";
       break;
     }
+    step.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - step_start).count();
     t.usage += step.usage;
     t.gpu_seconds += step.gpu_seconds;
     t.steps.push_back(step);
@@ -172,7 +175,11 @@ TrajectoryRecord run_trajectory(Context &c, int index, const Position &start, Rn
     if (step.outcome == Outcome::Improved && step.total_speedup > result.speedup) {
       result.speedup = step.total_speedup;
       result.best = pos.candidate;
-      best_eval = Evaluation{true, "", true, "", 0, true, pos.timing, pos.metrics, 0};
+      result.best_trajectory = index;
+      best_eval = Evaluation{};
+      best_eval.compiled = best_eval.validated = true;
+      best_eval.timing = pos.timing;
+      best_eval.metrics = pos.metrics;
     }
     bool gained = step.outcome == Outcome::Improved && step.speedup - 1.0 >= c.options.early_stop_gain;
     flat = gained ? 0 : flat + 1;
@@ -217,7 +224,7 @@ void finish(Context &c, KernelResult &result) {
   }
   Measurement m = c.baseline;
   m.timing = base;
-  Status st = c.hooks.store_variant(c.task, *result.best, m, result.best_eval);
+  Status st = c.hooks.store_variant(c.task, *result.best, m, result.best_eval, result.best_trajectory);
   result.stored = static_cast<bool>(st);
   result.verdict = st ? "stored" : "variant cache: " + st.error().message;
 }

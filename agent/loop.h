@@ -79,16 +79,19 @@ struct KernelResult {
   Measurement baseline;
   std::optional<Candidate> best; // the best validated candidate, if any beat the baseline
   Evaluation best_eval;
-  double speedup = 1;  // confirmed speedup of `best`
-  bool stored = false; // went into the variant cache
-  std::string verdict; // why it was (not) stored
+  int best_trajectory = -1; // index of the trajectory that found `best`
+  double speedup = 1;       // confirmed speedup of `best`
+  bool stored = false;      // went into the variant cache
+  std::string verdict;      // why it was (not) stored
   std::vector<TrajectoryRecord> trajectories;
 };
 
 // Where results go; each may be left empty.
 struct LoopHooks {
-  // Stores the best variant (validated and significantly faster).
-  std::function<Status(const KernelTask &, const Candidate &, const Measurement &, const Evaluation &)> store_variant;
+  // Stores the best variant (validated and significantly faster); `trajectory`
+  // is the index of the trajectory that found it.
+  std::function<Status(const KernelTask &, const Candidate &, const Measurement &, const Evaluation &, int trajectory)>
+      store_variant;
   // Stores one finished trajectory.
   std::function<Status(const TrajectoryRecord &)> store_trajectory;
   // Textual-gradient KB update over recent trajectories; returns its usage.

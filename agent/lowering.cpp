@@ -20,7 +20,7 @@ Expected<Lowered> MechanicalLowerer::lower(const LoweringRequest &r) {
   out.candidate.source = *src;
   out.candidate.optimizations = r.start->optimizations;
   out.candidate.optimizations.push_back(r.option.id);
-  out.candidate.lowering = "mechanical";
+  out.candidate.lowering = t->id;
   return out;
 }
 
@@ -42,7 +42,7 @@ Expected<Lowered> CombinedLowerer::lower(const LoweringRequest &r) {
 }
 
 Expected<Lowered> CombinedLowerer::fix(const LoweringRequest &r, const Candidate &failed, const std::string &feedback) {
-  if (failed.lowering == "mechanical" || !llm_) return mech_.fix(r, failed, feedback);
+  if (failed.lowering.rfind("llm:", 0) != 0 || !llm_) return mech_.fix(r, failed, feedback);
   return llm_->fix(r, failed, feedback);
 }
 

@@ -34,13 +34,18 @@ struct KernelTask {
   std::string arch;                   // e.g. "sm_90"
   std::vector<LaunchConfig> launches; // one per capture
   std::vector<std::string> captures;  // capture ids (opaque to the loop)
+  // How the kernel was last built (from the registry): the unit and its
+  // nvcc command, for compiling candidates the same way.
+  std::string tu_path;
+  std::vector<std::string> compile_command;
+  std::string working_dir;
 };
 
 // A candidate replacement of the kernel definition.
 struct Candidate {
   std::string source;                     // the full replacement definition
   std::vector<std::string> optimizations; // ids applied so far, in order
-  std::string lowering;                   // "mechanical" or "llm:<model>"
+  std::string lowering;                   // the transform id, or "llm:<model>"
 };
 
 // Baseline measurement of the original kernel.
@@ -57,6 +62,8 @@ struct Evaluation {
   bool validated = false;     // every capture and fuzzed input matched
   std::string validation_log; // first mismatch etc. when !validated
   double max_error = 0;
+  double tolerance = 0; // the tolerance the comparison applied (largest over buffers)
+  bool sanitizer_ran = false;
   bool sanitizer_clean = true;
   Timing timing;
   Metrics metrics;

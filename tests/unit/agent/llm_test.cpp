@@ -148,7 +148,7 @@ protected:
     lo.depth = 1;
     Budget budget;
     LoopHooks hooks;
-    hooks.store_variant = [&](const KernelTask &, const Candidate &, const Measurement &, const Evaluation &) {
+    hooks.store_variant = [&](const KernelTask &, const Candidate &, const Measurement &, const Evaluation &, int) {
       ++run.stored;
       return Status::ok();
     };

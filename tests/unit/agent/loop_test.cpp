@@ -57,7 +57,7 @@ struct Fixture {
       stored_trajectories.push_back(t);
       return kbcc::Status::ok();
     };
-    hooks.store_variant = [this](const KernelTask &, const Candidate &c, const Measurement &, const Evaluation &) {
+    hooks.store_variant = [this](const KernelTask &, const Candidate &c, const Measurement &, const Evaluation &, int) {
       stored_variants.push_back(c);
       return kbcc::Status::ok();
     };

@@ -1,0 +1,305 @@
+#include "agent/run.h"
+
+#include "agent/gpu_evaluator.h"
+#include "agent/gradient.h"
+#include "agent/kb_policy.h"
+#include "agent/llm_lowering.h"
+#include "agent/progress.h"
+#include "cache/env.h"
+#include "kb/policy.h"
+#include "support/config.h"
+#include "support/fs.h"
+#include "support/hash.h"
+#include "support/log.h"
+#include "support/process.h"
+
+#include <cstdio>
+#include <iomanip>
+#include <unistd.h>
+
+namespace kbcc::agent {
+namespace {
+
+bool matches(const kb::RegistryEntry &e, const std::string &filter) {
+  if (filter.empty() || e.qualified_name == filter || e.hash.rfind(filter, 0) == 0) return true;
+  for (const auto &m : e.mangled_names)
+    if (m == filter) return true;
+  return false;
+}
+
+bool capture_of(const gpu::CaptureInfo &c, const kb::RegistryEntry &e) {
+  if (!c.kernel_hash.empty()) return c.kernel_hash == e.hash;
+  for (const auto &m : e.mangled_names)
+    if (m == c.kernel) return true;
+  return false;
+}
+
+std::string trajectory_id(const TrajectoryRecord &t, const RunContext &ctx) {
+  return hash_hex(t.kernel_hash + "/" + t.arch + "/" + std::to_string(ctx.started) + "/" + std::to_string(getpid()) +
+                  "/" + std::to_string(t.index));
+}
+
+std::string real_nvcc(const Config &config) {
+  if (!config.get("nvcc").empty()) return config.get("nvcc");
+  if (const char *home = getenv("CUDA_HOME"))
+    if (file_exists(std::string(home) + "/bin/nvcc")) return std::string(home) + "/bin/nvcc";
+  if (file_exists("/usr/local/cuda/bin/nvcc")) return "/usr/local/cuda/bin/nvcc";
+  return find_in_path("nvcc").value_or("nvcc");
+}
+
+std::string join_ids(const std::vector<std::string> &v) {
+  std::string s;
+  for (const auto &x : v)
+    s += (s.empty() ? "" : "+") + x;
+  return s.empty() ? "-" : s;
+}
+
+void print_row(std::ostream &out, const KernelTask &t, const KernelResult &r) {
+  double base_us = r.baseline.timing.median_ms * 1000;
+  double best_us = r.best ? r.best_eval.timing.median_ms * 1000 : base_us;
+  out << std::left << std::setw(28) << t.kernel.qualified_name.substr(0, 27) << " " << std::setw(7) << t.arch << " "
+      << std::right << std::fixed << std::setprecision(2) << std::setw(11) << base_us << " " << std::setw(11) << best_us
+      << " " << std::setw(7) << (r.best ? r.speedup : 1.0) << "x  " << std::left << std::setw(34)
+      << (r.best ? join_ids(r.best->optimizations) : "-") << " " << r.verdict << "\n";
+}
+
+} // namespace
+
+std::vector<KernelTask> collect_tasks(const std::vector<kb::RegistryEntry> &entries,
+                                      const std::vector<gpu::CaptureInfo> &captures, const std::string &arch,
+                                      const std::string &filter) {
+  std::vector<KernelTask> out;
+  for (const auto &e : entries) {
+    if (!matches(e, filter) || !e.not_optimizable.empty()) continue;
+    KernelTask t;
+    for (const auto &c : captures) {
+      if (!c.replayable || c.arch != arch || !capture_of(c, e)) continue;
+      t.captures.push_back(c.id);
+      LaunchConfig l;
+      l.grid[0] = c.grid.x, l.grid[1] = c.grid.y, l.grid[2] = c.grid.z;
+      l.block[0] = c.block.x, l.block[1] = c.block.y, l.block[2] = c.block.z;
+      l.shared_bytes = c.shared_mem;
+      t.launches.push_back(l);
+    }
+    if (t.captures.empty()) continue;
+    t.kernel.qualified_name = e.qualified_name;
+    t.kernel.mangled_names = e.mangled_names;
+    t.kernel.hash = e.hash;
+    t.kernel.params = e.params;
+    t.kernel.source = e.source;
+    t.kernel.dependencies = e.dependencies;
+    t.kernel.file = e.file;
+    t.kernel.line = e.line;
+    t.arch = arch;
+    t.tu_path = e.tu_path;
+    t.compile_command = e.compile_command;
+    t.working_dir = e.working_dir;
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+kb::Trajectory store_trajectory(const TrajectoryRecord &t, const Measurement &baseline, const RunContext &ctx,
+                                int64_t finished) {
+  kb::Trajectory k;
+  k.id = trajectory_id(t, ctx);
+  k.kernel_hash = t.kernel_hash;
+  k.arch = t.arch;
+  k.gpu_name = ctx.gpu_name;
+  k.llm_model = ctx.llm_model;
+  k.contributor = ctx.contributor;
+  k.kb_snapshot = ctx.kb_snapshot;
+  k.started = ctx.started;
+  k.finished = finished;
+  k.baseline_median_us = baseline.timing.median_ms * 1000;
+  k.initial_state = t.steps.empty() ? "" : t.steps.front().state;
+  k.best_speedup = t.best_speedup > 1 ? t.best_speedup : 0;
+  k.cost = t.usage.cost;
+  for (const StepRecord &s : t.steps) {
+    kb::TrajectoryStep ks;
+    ks.index = static_cast<uint32_t>(s.index);
+    ks.state = s.state;
+    ks.optimization = s.option;
+    ks.lowering = s.lowering.rfind("llm", 0) == 0 ? "llm" : s.lowering;
+    ks.compiled = s.compiled;
+    ks.validated = s.validated;
+    ks.speedup = s.total_speedup;
+    ks.candidate_median_us = s.candidate_median_ms * 1000;
+    ks.next_state = s.next_state;
+    ks.failure = s.validated ? "" : s.error.substr(0, 500);
+    ks.tokens_in = static_cast<uint64_t>(s.usage.input_tokens);
+    ks.tokens_out = static_cast<uint64_t>(s.usage.output_tokens);
+    ks.gpu_seconds = s.gpu_seconds;
+    ks.wall_seconds = s.wall_seconds;
+    ks.metrics = nlohmann::json(s.metrics);
+    k.steps.push_back(std::move(ks));
+  }
+  return k;
+}
+
+cache::VariantRecord variant_record(const KernelTask &task, const Candidate &best, const Measurement &baseline,
+                                    const Evaluation &eval, const RunContext &ctx, const std::string &trajectory) {
+  cache::VariantRecord v;
+  v.kernel_hash = task.kernel.hash;
+  v.arch = task.arch;
+  v.qualified_name = task.kernel.qualified_name;
+  v.source = best.source;
+  v.toolchain = ctx.toolchain;
+  v.provenance.trajectory = trajectory;
+  v.provenance.optimizations = best.optimizations;
+  v.provenance.kb_snapshot = ctx.kb_snapshot;
+  v.provenance.llm_model = best.lowering.rfind("llm:", 0) == 0 ? best.lowering.substr(4) : "";
+  v.provenance.contributor = ctx.contributor;
+  v.provenance.created = cache::now_seconds();
+  v.validation.captures_checked = static_cast<uint32_t>(task.captures.size());
+  v.validation.max_error = eval.max_error;
+  v.validation.tolerance = std::max(eval.tolerance, eval.max_error);
+  v.validation.sanitizer = !eval.sanitizer_ran ? "skipped" : eval.sanitizer_clean ? "clean" : "errors";
+  v.validation.notes = "replayed and fuzzed on every capture";
+  v.timing.baseline_median_us = baseline.timing.median_ms * 1000;
+  v.timing.baseline_spread_us = baseline.timing.spread_ms * 1000;
+  v.timing.variant_median_us = eval.timing.median_ms * 1000;
+  v.timing.variant_spread_us = eval.timing.spread_ms * 1000;
+  v.timing.runs = static_cast<uint32_t>(eval.timing.samples);
+  v.timing.gpu_name = ctx.gpu_name;
+  v.timing.driver = ctx.driver;
+  return v;
+}
+
+int run_optimize(const Config &config, const RunRequest &req, std::ostream &out, std::ostream &err) {
+  gpu::RunnerOptions runner;
+  auto dev = gpu::device_info(runner);
+  if (!dev) {
+    err << "kbcc: no usable GPU: " << dev.error().message << "\n";
+    return 1;
+  }
+  if (!req.arch.empty() && req.arch != dev->arch) {
+    err << "kbcc: the local GPU (" << dev->name << ") is " << dev->arch << "; variants for " << req.arch
+        << " must be produced on a " << req.arch << " GPU\n";
+    return 1;
+  }
+  auto env = cache::Env::open(config.dir(), cache::env_options(config));
+  if (!env) {
+    err << "kbcc: " << env.error().message << "\n";
+    return 1;
+  }
+  kb::Registry registry(**env);
+  kb::PolicyStore policy_store(**env);
+  kb::TrajectoryStore trajectories(**env);
+  cache::VariantStore variants(**env);
+  auto entries = registry.list();
+  auto loaded = policy_store.load();
+  auto contributor = policy_store.contributor(config.get("contributor"));
+  std::string captures_dir = config.dir() + "/captures";
+  gpu::CaptureFilter filter;
+  filter.arch = dev->arch;
+  filter.replayable_only = true;
+  auto caps = gpu::list_captures(captures_dir, filter);
+  for (const Error *e : {entries ? nullptr : &entries.error(), loaded ? nullptr : &loaded.error(),
+                         contributor ? nullptr : &contributor.error(), caps ? nullptr : &caps.error()})
+    if (e) {
+      err << "kbcc: " << e->message << "\n";
+      return 1;
+    }
+  std::vector<KernelTask> tasks = collect_tasks(*entries, *caps, dev->arch, req.kernel);
+  if (tasks.empty()) {
+    if (!req.kernel.empty()) {
+      err << "kbcc: no registry kernel matching '" << req.kernel << "' has replayable captures for " << dev->arch
+          << "\n";
+      return 1;
+    }
+    out << "kbcc: no registry kernel has replayable captures for " << dev->arch
+        << "; build with kbcc, then run `kbcc capture -- <program>`\n";
+    return 0;
+  }
+  RunContext ctx{dev->name,           std::to_string(dev->driver_version), *contributor, kb::policy_id(*loaded), "", "",
+                 cache::now_seconds()};
+  KbPolicy policy(*loaded, &policy_store, *contributor);
+  std::unique_ptr<llm::Client> client;
+  std::unique_ptr<LlmLowerer> llm;
+  llm::ClientOptions lo = llm::options_from_config(config);
+  if (req.use_llm && !lo.api.empty()) {
+    auto c = llm::make_client(lo);
+    if (!c) {
+      err << "kbcc: LLM configuration: " << c.error().message << "\n";
+      return 1;
+    }
+    client = std::move(*c);
+    llm = std::make_unique<LlmLowerer>(*client);
+    ctx.llm_model = lo.model;
+  }
+  CombinedLowerer lowerer(llm.get());
+  GpuEvaluatorOptions go;
+  go.captures_dir = captures_dir;
+  go.nvcc = real_nvcc(config);
+  go.runner = runner;
+  GpuEvaluator evaluator(go);
+  ProgressBar bar(isatty(2));
+  Budget budget;
+  long done = 0, total = static_cast<long>(tasks.size()) * req.loop.trajectories * req.loop.depth;
+  out << "kbcc optimize: " << tasks.size() << " kernel(s) on " << dev->name << " (" << dev->arch << "), "
+      << req.loop.trajectories << " trajectories x " << req.loop.depth << " steps, "
+      << (llm ? "LLM " + lo.model + " + mechanical" : std::string("mechanical transforms only")) << "\n";
+  std::vector<std::pair<KernelTask, KernelResult>> results;
+  int failures = 0;
+  for (const KernelTask &task : tasks) {
+    if (budget.exhausted(req.loop)) break;
+    ctx.toolchain = "";
+    if (auto e = registry.get(task.kernel.hash); e && *e) ctx.toolchain = (*e)->toolchain;
+    Measurement base;
+    LoopHooks hooks;
+    std::map<int, std::string> ids;
+    hooks.progress = [&](long d, long t, const std::string &label) { bar.update(d, t, label); };
+    hooks.store_trajectory = [&](const TrajectoryRecord &t) {
+      kb::Trajectory k = store_trajectory(t, base, ctx, cache::now_seconds());
+      ids[t.index] = k.id;
+      return trajectories.put(k);
+    };
+    hooks.store_variant = [&](const KernelTask &t, const Candidate &c, const Measurement &b, const Evaluation &e,
+                              int traj) {
+      auto put = variants.put(variant_record(t, c, b, e, ctx, ids[traj]));
+      if (!put) return Status(put.error());
+      return Status::ok();
+    };
+    if (llm)
+      hooks.learn = [&](Policy &p, const std::vector<TrajectoryRecord> &recent) -> Expected<Usage> {
+        auto g = textual_gradient(*client, p, recent);
+        if (!g) return g.error();
+        if (!g->applied) log_line("kbcc optimize: KB edit not applied: " + g->message);
+        return g->usage;
+      };
+    // The baseline is measured inside the loop; capture it for the trajectory records.
+    struct Recorder : Evaluator {
+      Evaluator &inner;
+      Measurement &base;
+      Recorder(Evaluator &i, Measurement &b) : inner(i), base(b) {}
+      Expected<Measurement> baseline(const KernelTask &t) override {
+        auto m = inner.baseline(t);
+        if (m && base.timing.median_ms == 0) base = *m;
+        return m;
+      }
+      Expected<Evaluation> evaluate(const KernelTask &t, const Candidate &c) override { return inner.evaluate(t, c); }
+    } recorder(evaluator, base);
+    auto r = optimize_kernel(task, recorder, policy, lowerer, req.loop, budget, hooks, &done, total);
+    if (!r) {
+      bar.finish();
+      err << "kbcc: " << task.kernel.qualified_name << ": " << r.error().message << "\n";
+      log_line("kbcc optimize: " + task.kernel.qualified_name + ": " + r.error().message);
+      ++failures;
+      done += static_cast<long>(req.loop.trajectories) * req.loop.depth;
+      continue;
+    }
+    results.emplace_back(task, *r);
+  }
+  bar.finish();
+  out << std::left << std::setw(28) << "kernel" << " " << std::setw(7) << "arch" << " " << std::right << std::setw(11)
+      << "baseline_us" << " " << std::setw(11) << "best_us" << " " << std::setw(8) << "speedup" << "  " << std::left
+      << std::setw(34) << "optimizations" << " verdict\n";
+  for (const auto &[t, r] : results)
+    print_row(out, t, r);
+  out << "gpu seconds " << std::fixed << std::setprecision(1) << budget.gpu_seconds << ", tokens " << budget.tokens
+      << ", cost " << std::setprecision(4) << budget.cost << "\n";
+  return failures > 0 && results.empty() ? 1 : 0;
+}
+
+} // namespace kbcc::agent
