@@ -51,8 +51,8 @@ std::string url_decode(const std::string &s) {
 
 class HttpStore : public Store {
 public:
-  HttpStore(std::string base, std::string path, StoreOptions options)
-      : base_(std::move(base)), path_(std::move(path)), options_(options) {}
+  HttpStore(std::string base, std::string path, std::string userpwd, StoreOptions options)
+      : base_(std::move(base)), path_(std::move(path)), userpwd_(std::move(userpwd)), options_(options) {}
 
   Expected<std::optional<std::string>> get(const std::string &key) override {
     auto r = request("GET", key, nullptr, {});
@@ -145,6 +145,7 @@ private:
     curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, append_body);
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, &reply.body);
     if (hdrs) curl_easy_setopt(curl, CURLOPT_HTTPHEADER, hdrs);
+    if (!userpwd_.empty()) curl_easy_setopt(curl, CURLOPT_USERPWD, userpwd_.c_str());
     if (method == "HEAD") {
       curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
     } else if (method == "PUT") {
@@ -166,7 +167,8 @@ private:
     return reply;
   }
 
-  std::string base_, path_;
+  std::string base_, path_; // base_ has no credentials: it appears in messages
+  std::string userpwd_;     // "user:password" from the URL, sent as basic auth
   StoreOptions options_;
 };
 
@@ -175,13 +177,14 @@ private:
 Expected<std::unique_ptr<Store>> make_http_store(const std::string &url, const StoreOptions &options) {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-  static const std::regex form(R"(^(https?://[^/]+)(/.*)?$)");
+  static const std::regex form(R"(^(https?://)(?:([^@/]*)@)?([^/@]+)(/.*)?$)");
   std::smatch m;
-  if (!std::regex_match(url, m, form)) return make_error("remote '" + url + "' is not an http(s) URL", "remote-config");
-  std::string path = m[2].str();
+  if (!std::regex_match(url, m, form))
+    return make_error("remote '" + redact_url(url) + "' is not an http(s) URL", "remote-config");
+  std::string path = m[4].str();
   while (!path.empty() && path.back() == '/')
     path.pop_back();
-  return std::unique_ptr<Store>(std::make_unique<HttpStore>(m[1].str(), path, options));
+  return std::unique_ptr<Store>(std::make_unique<HttpStore>(m[1].str() + m[3].str(), path, m[2].str(), options));
 }
 
 } // namespace kbcc::remote

@@ -40,6 +40,15 @@ private:
 
 std::unique_ptr<Store> make_memory_store() { return std::make_unique<MemoryStore>(); }
 
+std::string redact_url(const std::string &url) {
+  auto scheme = url.find("://");
+  if (scheme == std::string::npos) return url;
+  auto host_end = url.find('/', scheme + 3);
+  auto at = url.rfind('@', host_end);
+  if (at == std::string::npos || at < scheme) return url;
+  return url.substr(0, scheme + 3) + url.substr(at + 1);
+}
+
 bool valid_key(const std::string &key) {
   if (key.empty() || key.front() == '/' || key.find("..") != std::string::npos) return false;
   for (char c : key)
@@ -51,7 +60,8 @@ bool valid_key(const std::string &key) {
 Expected<std::unique_ptr<Store>> make_store(const std::string &url, const StoreOptions &options) {
   if (url.rfind("http://", 0) == 0 || url.rfind("https://", 0) == 0) return make_http_store(url, options);
   if (url.rfind("redis://", 0) == 0) return make_redis_store(url, options);
-  return make_error("remote '" + url + "': unknown scheme (use http://, https:// or redis://)", "remote-config");
+  return make_error("remote '" + redact_url(url) + "': unknown scheme (use http://, https:// or redis://)",
+                    "remote-config");
 }
 
 } // namespace kbcc::remote

@@ -1,5 +1,7 @@
 #include "remote/redis_client.h"
 
+#include "remote/store.h"
+
 #include <hiredis/hiredis.h>
 #include <regex>
 
@@ -47,27 +49,36 @@ RedisReply convert(const redisReply *r) {
 } // namespace
 
 Expected<std::unique_ptr<RedisClient>> RedisClient::connect(const std::string &url, std::chrono::milliseconds timeout) {
-  static const std::regex form(R"(^redis://([^:/]+)(?::(\d+))?(?:/(\d+))?/?$)");
+  static const std::regex form(R"(^redis://(?:([^:@/]*):([^@/]*)@)?([^:/@]+)(?::(\d+))?(?:/(\d+))?/?$)");
   std::smatch m;
+  std::string shown = redact_url(url);
   if (!std::regex_match(url, m, form))
-    return make_error("remote '" + url + "' is not a redis://host[:port][/db] URL", "remote-config");
-  int port = m[2].matched ? std::stoi(m[2].str()) : 6379;
-  redisContext *c = redisConnectWithTimeout(m[1].str().c_str(), port, to_timeval(timeout));
-  if (!c) return make_error("connect " + url + ": out of memory", "remote-io");
+    return make_error("remote '" + shown + "' is not a redis://[user:password@]host[:port][/db] URL", "remote-config");
+  int port = m[4].matched ? std::stoi(m[4].str()) : 6379;
+  redisContext *c = redisConnectWithTimeout(m[3].str().c_str(), port, to_timeval(timeout));
+  if (!c) return make_error("connect " + shown + ": out of memory", "remote-io");
   if (c->err) {
     std::string why = c->errstr;
     redisFree(c);
-    return make_error("connect " + url + ": " + why,
+    return make_error("connect " + shown + ": " + why,
                       why.find("timed out") != std::string::npos ? "remote-timeout" : "remote-io");
   }
   redisSetTimeout(c, to_timeval(timeout));
   std::unique_ptr<RedisClient> client(new RedisClient());
   client->ctx_ = c;
-  client->url_ = url;
-  if (m[3].matched && m[3].str() != "0") {
-    auto r = client->command({"SELECT", m[3].str()});
+  client->url_ = shown;
+  if (m[2].matched && !m[2].str().empty()) {
+    std::vector<std::string> auth{"AUTH"};
+    if (!m[1].str().empty()) auth.push_back(m[1].str());
+    auth.push_back(m[2].str());
+    auto r = client->command(auth);
     if (!r) return r.error();
-    if (r->type == RedisReply::Error) return make_error("SELECT on " + url + ": " + r->str, "remote-io");
+    if (r->type == RedisReply::Error) return make_error("AUTH on " + shown + ": " + r->str, "remote-io");
+  }
+  if (m[5].matched && m[5].str() != "0") {
+    auto r = client->command({"SELECT", m[5].str()});
+    if (!r) return r.error();
+    if (r->type == RedisReply::Error) return make_error("SELECT on " + shown + ": " + r->str, "remote-io");
   }
   return client;
 }

@@ -59,7 +59,7 @@ public:
     return names;
   }
 
-  std::string location() const override { return url_; }
+  std::string location() const override { return redact_url(url_); }
 
 private:
   Expected<RedisReply> call(const std::vector<std::string> &argv) {
@@ -74,7 +74,7 @@ private:
   }
 
   Error unexpected(const char *cmd, const std::string &key, const RedisReply &r) const {
-    return make_error(std::string(cmd) + " " + key + " on " + url_ + ": unexpected reply" +
+    return make_error(std::string(cmd) + " " + key + " on " + location() + ": unexpected reply" +
                           (r.type == RedisReply::Error ? " '" + r.str + "'" : ""),
                       "remote-garbage");
   }

@@ -48,6 +48,9 @@ Expected<std::unique_ptr<Store>> make_redis_store(const std::string &url, const 
 // The backend for `url` by scheme; an Error names an unknown scheme.
 Expected<std::unique_ptr<Store>> make_store(const std::string &url, const StoreOptions &options);
 
+// `url` without the credentials of its authority ("user:password@"), for messages.
+std::string redact_url(const std::string &url);
+
 // Whether `key` is a valid store key (non-empty, [A-Za-z0-9._@/-], no "..").
 bool valid_key(const std::string &key);
 

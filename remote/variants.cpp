@@ -77,7 +77,7 @@ Status publish_variant(const Config &config, cache::VariantRecord record) {
   if (config.get("remote").empty() || config.get_bool("remote_read_only")) return Status::ok();
   if (auto s = sign_variant(config, record); !s) return s;
   Store *store = process_remote(config);
-  if (!store) return make_error("remote " + config.get("remote") + " is not usable", "remote-config");
+  if (!store) return make_error("remote " + redact_url(config.get("remote")) + " is not usable", "remote-config");
   return publish_variant(*store, record);
 }
 

@@ -59,6 +59,33 @@ TEST(RemoteStore, KeysAreValidated) {
   EXPECT_FALSE(store->put("../x", "y"));
 }
 
+TEST(RemoteStore, CredentialsNeverAppearInMessages) {
+  EXPECT_EQ(redact_url("https://bob:s3cret@host:8443/kb"), "https://host:8443/kb");
+  EXPECT_EQ(redact_url("redis://:s3cret@host:6379/2"), "redis://host:6379/2");
+  EXPECT_EQ(redact_url("http://host/a@b"), "http://host/a@b");
+  auto http = make_store("https://bob:s3cret@host:8443/kb/", {});
+  ASSERT_TRUE(http);
+  EXPECT_EQ((*http)->location(), "https://host:8443/kb");
+  auto redis = make_store("redis://:s3cret@127.0.0.1:1/0", {});
+  ASSERT_TRUE(redis);
+  EXPECT_EQ((*redis)->location(), "redis://127.0.0.1:1/0");
+  auto r = (*redis)->get("kb/x");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message.find("s3cret"), std::string::npos) << r.error().message;
+}
+
+TEST(RemoteStore, RedisPasswordIsSent) {
+  Server redis(Server::kRedis);
+  KBCC_REQUIRE_SERVER(redis);
+  // Without a password configured on the server, AUTH is refused: a clear error.
+  auto store = make_store("redis://:pw@" + redis.url().substr(8), {});
+  ASSERT_TRUE(store);
+  auto r = (*store)->get("kb/x");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("AUTH on redis://127.0.0.1:"), std::string::npos) << r.error().message;
+  EXPECT_EQ(r.error().message.find(":pw@"), std::string::npos);
+}
+
 TEST(RemoteStore, MemoryBackend) {
   auto store = make_memory_store();
   exercise(*store);
