@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -105,6 +106,22 @@ Expected<CompilePlan> plan_with_timeout(const Compilation &c, const Config &conf
   return std::move(*shared->result);
 }
 
+// The speculative nvcc runs in its own process group, which a Ctrl-C in the
+// terminal does not reach; these handlers stop it when kbcc is interrupted.
+volatile sig_atomic_t speculative_pgid = 0;
+
+void stop_speculative_and_die(int sig) {
+  if (speculative_pgid > 0) ::kill(-speculative_pgid, SIGKILL);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+void guard_speculative(int pid) {
+  speculative_pgid = pid;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP})
+    std::signal(sig, stop_speculative_and_die);
+}
+
 // Leaves at once (the detached stage thread may still use static state).
 [[noreturn]] void leave(int code) {
   std::fflush(stdout);
@@ -120,7 +137,10 @@ int compile(const Compilation &c, const Config &config, const std::string &nvcc,
     ProcessOptions po;
     po.stdin_inherit = true;
     po.timeout = std::chrono::hours(24); // gives the child its own process group, so kill() stops its tools
-    if (auto p = spawn(c.unit.nvcc_argv, po)) speculative = std::move(*p);
+    if (auto p = spawn(c.unit.nvcc_argv, po)) {
+      speculative = std::move(*p);
+      guard_speculative(speculative->pid());
+    }
   }
   bool abandoned = false;
   auto plan = plan_with_timeout(c, config, nvcc, stats, abandoned);

@@ -78,6 +78,8 @@ for form in $forms; do
     if [ ! -d "$work/prefix" ]; then
       cmake --install "$obj" --prefix "$work/prefix" > "$work/install.log" 2>&1 || fail "cmake --install" "$work/install.log"
       [ -x "$work/prefix/bin/kbcc" ] || fail "install put no bin/kbcc under the prefix"
+      [ -f "$(echo "$work"/prefix/lib*/cmake/kbcc/kbccConfigVersion.cmake)" ] || fail "install put no CMake package under the prefix"
+      [ -f "$work/prefix/share/doc/kbcc/driver.md" ] || fail "install put no docs under the prefix"
       echo "install: ok"
     fi
     build "$form" -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_PREFIX_PATH="$work/prefix" -DKBCC_TEST_PACKAGE="${form#package-}"
