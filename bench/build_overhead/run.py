@@ -103,7 +103,7 @@ def kbcc_env(kbcc_dir, nvcc):
     return env
 
 
-def run_all(args, work):
+def run_all(args, work, on_rep=None):
     jobs = [int(j) for j in args.jobs.split(",")]
     ntu = write_ninja(os.path.join(work, "nvcc"), args.nvcc, args.arch)
     write_ninja(os.path.join(work, "kbcc"), args.kbcc, args.arch)
@@ -129,6 +129,8 @@ def run_all(args, work):
                 samples[(config, j)].append(res)
                 print(f"rep {rep + 1}/{args.reps} -j{j} {config:9s} wall {res[0]:7.2f} s  cpu {res[1]:7.2f} s"
                       f"  (load {loads[-1]:.2f})", file=sys.stderr)
+        if on_rep:
+            on_rep(ntu, jobs, samples, loads, f"(written after repetition {rep + 1} of {args.reps})")
     stats = subprocess.run([args.kbcc, "stats"], env=kbcc_env(warm_dir, args.nvcc), capture_output=True, text=True)
     return ntu, jobs, samples, loads, stats.stdout.strip() or stats.stderr.strip()
 
@@ -153,8 +155,8 @@ def table(args, ntu, jobs, samples, loads, stats_text):
            f"- Machine: {os.cpu_count()} cores, {platform.platform()}; **shared with other builds while measuring** "
            f"(1-minute load average before each build: median {statistics.median(loads):.2f}, "
            f"max {max(loads):.2f}).",
-           f"- nvcc: {nvcc_version[-1] if nvcc_version else args.nvcc}; kbcc at commit {commit or 'unknown'}.",
-           f"- {args.reps} repetitions per cell, configurations interleaved; wall = elapsed time of `ninja`, "
+           f"- nvcc: {next((l for l in nvcc_version if 'release' in l), args.nvcc)}; kbcc at commit {commit or 'unknown'}.",
+           f"- {min(len(v) for v in samples.values())} repetitions per cell, configurations interleaved; wall = elapsed time of `ninja`, "
            "CPU = user + system time of every process of the build (getrusage of children).",
            "- cold: empty `KBCC_DIR` before each build; warm: `KBCC_DIR` filled by an earlier build of the same "
            "sources (extraction cached).", "",
@@ -185,7 +187,14 @@ def main():
     if not shutil.which("ninja"):
         sys.exit("run.py: ninja not found")
     work = args.work or tempfile.mkdtemp(prefix="kbcc-build-overhead.")
-    text = table(args, *run_all(args, work))
+
+    def write_partial(*partial):
+        # Keeps the repetitions measured so far, should a long run be cut short.
+        if args.out:
+            with open(args.out, "w") as f:
+                f.write(table(args, *partial))
+
+    text = table(args, *run_all(args, work, write_partial))
     print(text)
     if args.out:
         with open(args.out, "w") as f:
