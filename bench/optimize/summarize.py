@@ -114,7 +114,7 @@ def main():
         empty_attempts = attempts_to_threshold(empty_report) if os.path.isdir(empty_dir) else None
         rows.append(
             f"| {app} | {fmt(before and float(before['ms']), '.4f')} | {fmt(after and float(after['ms']), '.4f')} | "
-            f"{fmt(speedup, '.2f')}× | {fmt(best_variant_speedup(report), '.2f')} | "
+            f"{fmt(speedup, '.2f')}{'×' if speedup else ''} | {fmt(best_variant_speedup(report), '.2f')} | "
             f"{fmt(roofline_fraction(before, peak_bw, peak_flops), '.1%')} → "
             f"{fmt(roofline_fraction(after, peak_bw, peak_flops), '.1%')} | {evaluated} | {fmt(per_cand, '.2f')} | "
             f"{fmt(attempts_to_threshold(report), 'd', 'not reached')} | "
@@ -134,7 +134,8 @@ def main():
           "GPU s / candidate | attempts ≥1.1× (seed KB) | attempts ≥1.1× (empty KB) | results correct |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     print("\n".join(rows))
-    print(f"\n**Geomean speedup over {len(speedups)} kernels with correct results: {fmt(geomean, '.3f')}×**")
+    print(f"\n**Geomean speedup over {len(speedups)} kernels with correct results: "
+          f"{fmt(geomean, '.3f')}{'×' if geomean else ''}**")
 
 
 if __name__ == "__main__":
