@@ -132,18 +132,26 @@ std::vector<std::string> clang_arguments(const ParseRequest &request, const std:
     list += (list.empty() ? "" : ",") + std::to_string(cuda_arch_number(a));
   args.push_back("-D__CUDA_ARCH_LIST__=" + list);
   args.push_back("-I" + shim_dir);
+  // Macros first, then paths, each in their given order: the relative order
+  // of the two kinds means nothing to clang, and a canonical order keeps the
+  // extraction cache key independent of how the flags were interleaved.
+  std::vector<std::string> macros, paths;
   for (size_t i = 0; i < request.flags.size(); ++i) {
     std::string option, value;
     bool consumed = false;
-    if (match_table(kMacroOptions, request.flags, i, option, value, consumed) ||
-        match_table(kPathOptions, request.flags, i, option, value, consumed)) {
+    if (match_table(kMacroOptions, request.flags, i, option, value, consumed)) {
       i += consumed;
-      if (option == "-I" || option == "-D" || option == "-U")
-        args.push_back(option + value);
+      macros.push_back(option + value);
+    } else if (match_table(kPathOptions, request.flags, i, option, value, consumed)) {
+      i += consumed;
+      if (option == "-I")
+        paths.push_back(option + value);
       else
-        args.insert(args.end(), {option, value});
+        paths.insert(paths.end(), {option, value});
     }
   }
+  args.insert(args.end(), macros.begin(), macros.end());
+  args.insert(args.end(), paths.begin(), paths.end());
   args.insert(args.end(), {"-isystem", request.cuda_root + "/include/cccl", "-include", shim_dir + "/" + kShimHeader,
                            request.source});
   return args;

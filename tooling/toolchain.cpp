@@ -40,7 +40,7 @@ std::string toolchain_identity(const std::string &nvcc) {
   options.timeout = std::chrono::milliseconds(20000);
   auto r = run_process({nvcc, "--version"}, options);
   std::string version = r && r->exit_code == 0 ? release_line(r->out) : "nvcc-unavailable:" + nvcc;
-  return version + " | cccl " + cccl_version(cuda_root_of(nvcc));
+  return version + "; cccl " + cccl_version(cuda_root_of(nvcc));
 }
 
 } // namespace kbcc::tooling

@@ -6,8 +6,9 @@
 
 namespace kbcc::tooling {
 
-// "<nvcc --version release line> cccl <CCCL_VERSION>", e.g.
-// "Cuda compilation tools, release 13.0, V13.0.88 | cccl 3000001". Falls back
+// "<nvcc --version release line>; cccl <CCCL_VERSION>", e.g.
+// "Cuda compilation tools, release 13.0, V13.0.88; cccl 3000001" (the format
+// of driver::toolchain_id, which the build uses). Falls back
 // to a description of what could not be read (never empty).
 std::string toolchain_identity(const std::string &nvcc);
 

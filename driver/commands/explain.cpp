@@ -1,15 +1,19 @@
 // `kbcc explain`: the kernels of one unit as kbcc sees them, with the inputs
 // of each kernel's hash (like ccache's debug mode).
 #include "driver/command.h"
+#include "driver/toolchain.h"
 #include "support/config.h"
 #include "support/fs.h"
 #include "tooling/extract.h"
+#include "tooling/extract_cache.h"
 #include "tooling/serialize.h"
 #include "tooling/toolchain.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <filesystem>
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -21,11 +25,13 @@ const char *kUsage = "Usage: kbcc explain [--verbose] [--json] [--arch sm_XX] <f
                      "Parses <file.cu> as kbcc does during a build (device side, one arch at a time)\n"
                      "and prints every __global__ kernel defined in it: qualified name, device mangled\n"
                      "name, file and byte range, parameters (type, size, offset), launch sites, whether\n"
-                     "a variant may replace it, and its hash. Nothing is cached or recorded.\n"
+                     "a variant may replace it, and its hash. Nothing is recorded.\n"
                      "\n"
                      "Options:\n"
                      "  --verbose      also print every labelled input of each hash (the exact text hashed)\n"
                      "  --json         print the extraction as JSON instead\n"
+                     "  --cache        use (and fill) the extraction cache in $KBCC_DIR/extract as a build does;\n"
+                     "                 the first line then says whether it was a hit and how long the lookup took\n"
                      "  --arch sm_XX   the arch to parse for (default: the real archs in the nvcc flags, else sm_75)\n"
                      "\n"
                      "nvcc flags: the flags of the compile (-D, -U, -I, -isystem, -include, -std, -arch,\n"
@@ -34,7 +40,7 @@ const char *kUsage = "Usage: kbcc explain [--verbose] [--json] [--arch sm_XX] <f
                      "of the `nvcc` config key (default /usr/local/cuda/bin/nvcc).";
 
 struct Options {
-  bool verbose = false, json = false;
+  bool verbose = false, json = false, use_cache = false;
   std::vector<std::string> archs;
   std::string file;
   std::vector<std::string> flags; // device-relevant nvcc flags
@@ -173,6 +179,8 @@ Expected<Options> parse_options(const std::vector<std::string> &args) {
       o.verbose = true;
     else if (a == "--json")
       o.json = true;
+    else if (a == "--cache")
+      o.use_cache = true;
     else if (a == "--arch" && i + 1 < args.size())
       o.archs.push_back(args[++i]);
     else if (starts_with(a, "--arch="))
@@ -216,6 +224,21 @@ void print_kernel(const tooling::Kernel &k, bool verbose) {
     std::printf("  hash input [%s] (%zu bytes):\n    %s\n", s.label.c_str(), s.text.size(), s.text.c_str());
 }
 
+// Extraction as a build does it: from `cache_dir` when given and valid, else
+// parsed in a child (and stored when `cache_dir` is given).
+Expected<tooling::Extraction> extract(const tooling::ParseRequest &request, const std::string &cache_dir,
+                                      double timeout) {
+  std::optional<tooling::ExtractCache> cache;
+  if (!cache_dir.empty()) cache.emplace(cache_dir);
+  if (cache)
+    if (auto hit = cache->lookup(request)) return std::move(*hit);
+  auto x = tooling::extract_isolated(request, std::chrono::milliseconds(static_cast<int64_t>(timeout * 1000)));
+  if (x && cache)
+    if (auto stored = cache->store(request, *x); !stored)
+      std::fprintf(stderr, "kbcc explain: not cached: %s\n", stored.error().message.c_str());
+  return x;
+}
+
 int run_explain(const std::vector<std::string> &args) {
   auto options = parse_options(args);
   if (!options) {
@@ -231,8 +254,10 @@ int run_explain(const std::vector<std::string> &args) {
   tooling::ParseRequest request;
   request.source = real_path(options->file);
   request.flags = options->flags;
+  request.working_dir = std::filesystem::current_path().string();
   request.cuda_root = tooling::cuda_root_of(nvcc);
-  request.toolchain = tooling::toolchain_identity(nvcc);
+  auto toolchain = toolchain_id(nvcc, config->dir());
+  request.toolchain = toolchain ? *toolchain : tooling::toolchain_identity(nvcc);
   request.shim_dir = config->dir() + "/tooling/shims-v1";
   if (!file_exists(request.source)) {
     std::fprintf(stderr, "kbcc explain: %s: no such file\n", options->file.c_str());
@@ -242,7 +267,9 @@ int run_explain(const std::vector<std::string> &args) {
   int status = 0;
   for (const std::string &arch : options->archs) {
     request.arch = arch;
-    auto x = tooling::extract_isolated(request, std::chrono::milliseconds(static_cast<int64_t>(timeout * 1000)));
+    auto start = std::chrono::steady_clock::now();
+    auto x = extract(request, options->use_cache ? config->dir() + "/extract" : "", timeout);
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!x) {
       std::fprintf(stderr, "kbcc explain: %s (%s)\n", x.error().message.c_str(), x.error().code.c_str());
       status = 1;
@@ -252,8 +279,10 @@ int run_explain(const std::vector<std::string> &args) {
       std::printf("%s\n", tooling::extraction_to_json(*x).c_str());
       continue;
     }
-    std::printf("%s: %zu kernel(s) for %s (parse %.2f s, %u clang error(s) tolerated)\n", x->source_path.c_str(),
-                x->kernels.size(), arch.c_str(), x->parse_seconds, x->parse_errors);
+    std::string how = x->from_cache ? "extraction cache hit, lookup " + std::to_string(seconds).substr(0, 5) + " s"
+                                    : "parse " + std::to_string(x->parse_seconds).substr(0, 4) + " s";
+    std::printf("%s: %zu kernel(s) for %s (%s, %u clang error(s) tolerated)\n", x->source_path.c_str(),
+                x->kernels.size(), arch.c_str(), how.c_str(), x->parse_errors);
     std::printf("toolchain: %s\n", request.toolchain.c_str());
     for (const tooling::Kernel &k : x->kernels)
       print_kernel(k, options->verbose);
