@@ -13,7 +13,8 @@
 # Usage: bench/optimize/run.sh OUT_DIR [app ...]
 # Environment: KBCC_BUILD_DIR (default build/), BENCH_MODES ("seed empty"),
 #   BENCH_TRAJECTORIES (4), BENCH_DEPTH (3), BENCH_SEED (1),
-#   BENCH_BUDGET_GPU_SECONDS (per kernel; empty = kbcc's default).
+#   BENCH_BUDGET_GPU_SECONDS (per kernel; empty = kbcc's default),
+#   BENCH_OPTIMIZE_ARGS (more kbcc optimize arguments, e.g. --no-llm).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -51,6 +52,8 @@ fi
 
 opt_args=(--seed "${BENCH_SEED:-1}" --trajectories "${BENCH_TRAJECTORIES:-4}" --depth "${BENCH_DEPTH:-3}")
 [[ -n ${BENCH_BUDGET_GPU_SECONDS:-} ]] && opt_args+=(--budget-gpu-seconds "$BENCH_BUDGET_GPU_SECONDS")
+read -r -a extra_args <<<"${BENCH_OPTIMIZE_ARGS:-}"
+opt_args+=("${extra_args[@]}")
 
 compile() { "$kbcc" -arch="$arch" -O3 -std=c++17 -I"$here/apps" "$here/apps/$1.cu" -o "$2"; }
 
