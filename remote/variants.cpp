@@ -10,6 +10,12 @@
 namespace kbcc::remote {
 namespace {
 
+// Serializes use of the process-wide remotes (builds may look up in threads).
+std::mutex &remote_mutex() {
+  static std::mutex m;
+  return m;
+}
+
 // The configured remote, opened once per process so that its fail-fast state
 // covers every lookup of a compile. nullptr when none is configured or usable.
 Store *process_remote(const Config &config) {
@@ -76,6 +82,7 @@ Status publish_variant(Store &store, const cache::VariantRecord &record) {
 Status publish_variant(const Config &config, cache::VariantRecord record) {
   if (config.get("remote").empty() || config.get_bool("remote_read_only")) return Status::ok();
   if (auto s = sign_variant(config, record); !s) return s;
+  std::lock_guard<std::mutex> lock(remote_mutex());
   Store *store = process_remote(config);
   if (!store) return make_error("remote " + redact_url(config.get("remote")) + " is not usable", "remote-config");
   return publish_variant(*store, record);
@@ -125,8 +132,7 @@ std::optional<RemoteVariant> best_trusted(const std::vector<RemoteVariant> &foun
 
 std::optional<cache::VariantRecord> fetch_variant(const Config &config, const std::string &kernel_hash,
                                                   const std::string &arch) {
-  static std::mutex mutex;
-  std::lock_guard<std::mutex> lock(mutex);
+  std::lock_guard<std::mutex> lock(remote_mutex());
   if (config.get("remote").empty()) return std::nullopt;
   auto deadline = std::chrono::steady_clock::now() +
                   std::chrono::milliseconds(static_cast<int64_t>(std::max(1.0, config.get_double("remote_timeout"))));
