@@ -17,9 +17,11 @@ Expected<CaptureSummary> run_capture(const std::vector<std::string> &command, co
   if (!st) return st.error();
   std::string session = o.captures_dir + "/sessions/" + std::to_string(::getpid()) + "-" +
                         std::to_string(std::chrono::system_clock::now().time_since_epoch().count()) + ".json";
-  std::string kernels;
+  std::string kernels, hashes;
   for (const auto &k : o.kernels)
     kernels += (kernels.empty() ? "" : ",") + k;
+  for (const auto &[name, hash] : o.kernel_hashes)
+    hashes += (hashes.empty() ? "" : ",") + name + "=" + hash;
   ProcessOptions po;
   po.capture = false;
   po.stdin_inherit = true;
@@ -28,6 +30,7 @@ Expected<CaptureSummary> run_capture(const std::vector<std::string> &command, co
                 {"KBCC_CAPTURE_DIR", o.captures_dir},
                 {"KBCC_CAPTURE_SESSION", session},
                 {"KBCC_CAPTURE_KERNELS", kernels},
+                {"KBCC_CAPTURE_HASHES", hashes},
                 {"KBCC_CAPTURE_MAX_LAUNCHES", std::to_string(o.max_launches)},
                 {"KBCC_CAPTURE_MAX_BYTES", std::to_string(o.max_bytes)},
                 {"KBCC_CAPTURE_SIZE_CAP", std::to_string(o.size_cap)},

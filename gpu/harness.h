@@ -230,11 +230,12 @@ Expected<Validation> validate(const CaptureInfo &capture, const std::string &cub
 // (CUDA_INJECTION64_PATH, CUDA_MODULE_LOADING=EAGER) and records launches of
 // the selected kernels into `captures_dir`.
 struct CaptureOptions {
-  std::string captures_dir;          // $KBCC_DIR/captures
-  std::vector<std::string> kernels;  // mangled names to record; empty = all
-  unsigned max_launches = 4;         // per kernel and launch configuration
-  uint64_t max_bytes = 256ull << 20; // skip a launch whose buffers exceed this
-  uint64_t size_cap = 1ull << 30;    // capture_max_size: stop recording beyond it
+  std::string captures_dir;                         // $KBCC_DIR/captures
+  std::vector<std::string> kernels;                 // mangled names to record; empty = all
+  std::map<std::string, std::string> kernel_hashes; // mangled name -> registry hash (stored in manifests)
+  unsigned max_launches = 4;                        // per kernel and launch configuration
+  uint64_t max_bytes = 256ull << 20;                // skip a launch whose buffers exceed this
+  uint64_t size_cap = 1ull << 30;                   // capture_max_size: stop recording beyond it
 };
 struct CaptureSummary {
   int exit_code = 0;                      // the program's exit status (passed on by kbcc)

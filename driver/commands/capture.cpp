@@ -3,7 +3,13 @@
 #include "gpu/harness.h"
 #include "support/config.h"
 
+#ifndef KBCC_HARNESS_ONLY // the LLVM/LMDB-free harness build has no registry
+#include "cache/env.h"
+#include "kb/registry.h"
+#endif
+
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 namespace kbcc::driver {
@@ -18,12 +24,16 @@ constexpr const char *kUsage =
     "$KBCC_DIR/captures. kbcc exits with the program's exit status.\n"
     "\n"
     "Options:\n"
-    "  --kernels NAME,...   record only these kernels (device mangled names);\n"
-    "                       default: every kernel\n"
+    "  --kernels K,...      record only these kernels: device mangled names or\n"
+    "                       registry kernel hashes (see `kbcc cache list --registry`)\n"
+    "  --all-kernels        record every kernel, not only the registry's\n"
+    "                       (default when the registry is empty)\n"
     "  --max-launches N     launches recorded per kernel and launch configuration (default 4)\n"
     "  --max-bytes B        skip a launch whose buffers exceed B bytes (K/M/G suffixes; default 256M)\n"
     "  --list               list the captures already stored and exit\n"
     "\n"
+    "Without --kernels, the kernels of kbcc's registry (every kernel kbcc has\n"
+    "compiled) are recorded, matched by device mangled name.\n"
     "Launches into a stream that is being captured into a CUDA graph, and graph\n"
     "launches, are never touched: they are skipped and counted. The total size\n"
     "of $KBCC_DIR/captures is capped by the capture_max_size config key.";
@@ -34,6 +44,55 @@ std::vector<std::string> split_commas(const std::string &s) {
   for (std::string item; std::getline(in, item, ',');)
     if (!item.empty()) out.push_back(item);
   return out;
+}
+
+bool is_hash(const std::string &k) {
+  return k.size() == 32 && k.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+// Registry kernels as mangled name -> kernel hash; empty without a registry.
+Expected<std::map<std::string, std::string>> registry_names(const Config &config) {
+  std::map<std::string, std::string> names;
+#ifndef KBCC_HARNESS_ONLY
+  cache::EnvOptions eo;
+  eo.read_only = true;
+  auto env = cache::Env::open(config.dir(), eo);
+  if (!env) {
+    if (env.error().code == cache::kErrAbsent) return names;
+    return env.error();
+  }
+  auto all = kb::Registry(**env).list();
+  if (!all) return all.error();
+  for (const auto &e : *all)
+    for (const auto &m : e.mangled_names)
+      names[m] = e.hash;
+#endif
+  return names;
+}
+
+// Turns --kernels items (names or hashes) into mangled names plus hashes.
+Status resolve_kernels(const std::map<std::string, std::string> &registry, bool all_kernels, gpu::CaptureOptions &o) {
+  o.kernel_hashes = registry;
+  if (o.kernels.empty()) {
+    if (all_kernels) return Status::ok();
+    for (const auto &[name, hash] : registry)
+      o.kernels.push_back(name);
+    return Status::ok();
+  }
+  std::vector<std::string> names;
+  for (const auto &k : o.kernels) {
+    if (!is_hash(k)) {
+      names.push_back(k);
+      continue;
+    }
+    size_t before = names.size();
+    for (const auto &[name, hash] : registry)
+      if (hash == k) names.push_back(name);
+    if (names.size() == before)
+      return make_error("kernel hash " + k + " is not in the registry (give the device mangled name instead)");
+  }
+  o.kernels = names;
+  return Status::ok();
 }
 
 int list(const std::string &dir) {
@@ -60,6 +119,7 @@ int run_capture_command(const std::vector<std::string> &args) {
   o.captures_dir = config->dir() + "/captures";
   o.size_cap = config->get_size("capture_max_size");
   std::vector<std::string> command;
+  bool all_kernels = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string &a = args[i];
     auto value = [&]() -> std::string { return i + 1 < args.size() ? args[++i] : std::string(); };
@@ -70,6 +130,8 @@ int run_capture_command(const std::vector<std::string> &args) {
     if (a == "--list") return list(o.captures_dir);
     if (a == "--kernels") {
       o.kernels = split_commas(value());
+    } else if (a == "--all-kernels") {
+      all_kernels = true;
     } else if (a == "--max-launches") {
       o.max_launches = static_cast<unsigned>(std::strtoul(value().c_str(), nullptr, 10));
     } else if (a == "--max-bytes") {
@@ -84,12 +146,15 @@ int run_capture_command(const std::vector<std::string> &args) {
       return 2;
     }
   }
-  for (const auto &k : o.kernels)
-    if (k.size() == 32 && k.find_first_not_of("0123456789abcdef") == std::string::npos) {
-      std::fprintf(stderr, "kbcc capture: '%s' looks like a kernel hash; give the device mangled name instead\n",
-                   k.c_str());
-      return 2;
-    }
+  auto registry = registry_names(*config);
+  if (!registry) {
+    std::fprintf(stderr, "kbcc capture: kernel registry: %s\n", registry.error().message.c_str());
+    return 2;
+  }
+  if (auto st = resolve_kernels(*registry, all_kernels, o); !st) {
+    std::fprintf(stderr, "kbcc capture: %s\n", st.error().message.c_str());
+    return 2;
+  }
   auto s = gpu::run_capture(command, o);
   if (!s) {
     std::fprintf(stderr, "kbcc capture: %s\n", s.error().message.c_str());

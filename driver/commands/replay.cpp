@@ -4,11 +4,53 @@
 #include "gpu/harness.h"
 #include "support/config.h"
 
+#ifndef KBCC_HARNESS_ONLY // the LLVM/LMDB-free harness build has no registry
+#include "cache/env.h"
+#include "kb/registry.h"
+#endif
+
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 
 namespace kbcc::driver {
 namespace {
+
+// Buffer element types per pointer parameter, by mangled name and by kernel
+// hash, from the registry's kernel signatures; empty without a registry.
+using TypeTable = std::map<std::string, std::map<unsigned, gpu::ElementType>>;
+
+TypeTable registry_types(const Config &config) {
+  TypeTable table;
+#ifndef KBCC_HARNESS_ONLY
+  cache::EnvOptions eo;
+  eo.read_only = true;
+  auto env = cache::Env::open(config.dir(), eo);
+  if (!env) return table; // no registry: types come from the mangled names
+  auto all = kb::Registry(**env).list();
+  if (!all) return table;
+  for (const auto &e : *all) {
+    std::map<unsigned, gpu::ElementType> types;
+    for (size_t i = 0; i < e.params.size(); ++i) {
+      const auto &p = e.params[i];
+      gpu::ElementType t = gpu::element_type_from_name(p.pointee_type);
+      if (p.is_pointer && t != gpu::ElementType::Bytes) types[static_cast<unsigned>(i)] = t;
+    }
+    table[e.hash] = types;
+    for (const auto &m : e.mangled_names)
+      table[m] = types;
+  }
+#endif
+  return table;
+}
+
+// The registry's types for a capture, unless --type was given.
+void apply_types(const TypeTable &table, const gpu::CaptureInfo &cap, gpu::ValidationOptions &vo) {
+  if (!vo.replay.param_types.empty()) return;
+  auto it = table.find(cap.kernel_hash.empty() ? cap.kernel : cap.kernel_hash);
+  if (it == table.end()) it = table.find(cap.kernel);
+  if (it != table.end()) vo.replay.param_types = it->second;
+}
 
 constexpr const char *kUsage =
     "Usage: kbcc replay CAPTURE [options]\n"
@@ -61,7 +103,7 @@ void print_timing(const char *label, const gpu::TimingStats &t) {
 }
 
 // Validates (and optionally times) one capture; 0 pass, 1 fail, 2 error.
-int replay_one(const gpu::CaptureInfo &cap, const std::string &variant, const gpu::ValidationOptions &vo, bool timing,
+int replay_one(const gpu::CaptureInfo &cap, const std::string &variant, gpu::ValidationOptions vo, bool timing,
                const gpu::TimingOptions &to) {
   std::printf("capture %s %s %s grid=%u,%u,%u block=%u,%u,%u smem=%u\n", cap.id.c_str(), cap.arch.c_str(),
               cap.kernel.c_str(), cap.grid.x, cap.grid.y, cap.grid.z, cap.block.x, cap.block.y, cap.block.z,
@@ -152,12 +194,14 @@ int run_replay_command(const std::vector<std::string> &args) {
     return 2;
   }
   std::string dir = config->dir() + "/captures";
+  TypeTable types = registry_types(*config);
   if (!all) {
     auto cap = gpu::find_capture(dir, ref);
     if (!cap) {
       std::fprintf(stderr, "kbcc replay: %s\n", cap.error().message.c_str());
       return 2;
     }
+    apply_types(types, *cap, vo);
     return replay_one(*cap, variant, vo, timing, to);
   }
   auto caps = gpu::list_captures(dir, {.kernel = kernel, .arch = "", .replayable_only = false});
@@ -173,7 +217,9 @@ int run_replay_command(const std::vector<std::string> &args) {
       ++skipped;
       continue;
     }
-    int rc = replay_one(c, variant, vo, timing, to);
+    gpu::ValidationOptions each = vo;
+    apply_types(types, c, each);
+    int rc = replay_one(c, variant, each, timing, to);
     if (rc == 2) return 2;
     rc == 0 ? ++passed : ++failed;
   }

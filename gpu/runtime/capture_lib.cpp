@@ -2,6 +2,7 @@
 // records kernel launches for `kbcc capture`. Configuration comes from the
 // environment kbcc sets: KBCC_CAPTURE_DIR, KBCC_CAPTURE_SESSION,
 // KBCC_CAPTURE_KERNELS (comma list of mangled names; empty = all),
+// KBCC_CAPTURE_HASHES (comma list of mangled=registry-hash),
 // KBCC_CAPTURE_MAX_LAUNCHES, KBCC_CAPTURE_MAX_BYTES, KBCC_CAPTURE_SIZE_CAP,
 // KBCC_CAPTURE_COMMAND. It never changes what the program computes: anything
 // unusual (stream capture, graphs, errors) skips the launch and counts it.
@@ -43,6 +44,7 @@ struct State {
   std::mutex mu;
   std::string dir, session, command;
   std::set<std::string> kernels;
+  std::map<std::string, std::string> hashes; // mangled name -> registry hash
   unsigned max_launches = 4;
   uint64_t max_bytes = 256ull << 20, size_cap = 1ull << 30, used = 0;
   std::map<std::string, uint64_t> counts;
@@ -283,6 +285,7 @@ void on_launch_enter(const CUpti_CallbackData *cb, CUfunction f, Dim3 grid, Dim3
   Pending p;
   Manifest &m = p.manifest;
   m.kernel = name;
+  if (auto h = s.hashes.find(name); h != s.hashes.end()) m.kernel_hash = h->second;
   m.api = api;
   m.grid = grid;
   m.block = block;
@@ -476,6 +479,9 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   std::stringstream list(env_or("KBCC_CAPTURE_KERNELS", ""));
   for (std::string k; std::getline(list, k, ',');)
     if (!k.empty()) s.kernels.insert(k);
+  std::stringstream hashes(env_or("KBCC_CAPTURE_HASHES", ""));
+  for (std::string kv; std::getline(hashes, kv, ',');)
+    if (auto eq = kv.find('='); eq != std::string::npos) s.hashes[kv.substr(0, eq)] = kv.substr(eq + 1);
   s.max_launches = static_cast<unsigned>(std::stoul(env_or("KBCC_CAPTURE_MAX_LAUNCHES", "4")));
   s.max_bytes = std::stoull(env_or("KBCC_CAPTURE_MAX_BYTES", std::to_string(256ull << 20)));
   s.size_cap = std::stoull(env_or("KBCC_CAPTURE_SIZE_CAP", std::to_string(1ull << 30)));
