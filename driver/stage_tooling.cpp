@@ -9,10 +9,8 @@
 #include "tooling/extract.h"
 #include "tooling/extract_cache.h"
 #include "tooling/rewrite.h"
+#include "tooling/substitutions.h"
 #include "tooling/toolchain.h"
-
-#include <map>
-#include <set>
 
 namespace kbcc::driver {
 namespace {
@@ -77,67 +75,39 @@ private:
   std::chrono::milliseconds timeout_{120000};
 };
 
-const tooling::Kernel *find_kernel(const std::vector<tooling::Extraction> &per_arch, const ChosenVariant &c,
-                                   const tooling::Extraction **in) {
-  for (const tooling::Extraction &x : per_arch) {
-    if (x.arch != c.arch) continue;
-    for (const tooling::Kernel &k : x.kernels)
-      if (k.hash == c.kernel_hash) {
-        *in = &x;
-        return &k;
-      }
-  }
-  return nullptr;
-}
-
-using RangeKey = std::pair<uint64_t, uint64_t>;
-
-// Every instantiation sharing a template's text must get the same variant
-// for that arch, or the template keeps its original text there.
-bool all_instantiations_agree(const tooling::Extraction &x, RangeKey range, const std::string &source,
-                              const std::vector<ChosenVariant> &chosen) {
-  for (const tooling::Kernel &k : x.kernels) {
-    if (k.begin != range.first || k.end != range.second) continue;
-    bool agreed = false;
-    for (const ChosenVariant &c : chosen)
-      if (c.arch == x.arch && c.kernel_hash == k.hash && c.source == source) agreed = true;
-    if (!agreed) return false;
-  }
-  return true;
-}
-
 class ToolingRewriter : public UnitRewriter {
 public:
+  explicit ToolingRewriter(std::string kbcc_dir) : dir_(std::move(kbcc_dir)) {}
+
+  // Substitutes what qualifies (see tooling/substitutions.h) and counts each
+  // chosen variant left out as "variant-not-substituted:<reason>".
   Expected<std::string> rewrite(const CompileUnit &unit, const std::vector<tooling::Extraction> &per_arch,
                                 const std::vector<ChosenVariant> &chosen) override {
-    std::string path = unit.source_abs.empty() ? real_path(unit.source) : unit.source_abs;
+    std::string path = real_path(unit.source_abs.empty() ? unit.source : unit.source_abs);
     auto text = read_file(path);
     if (!text) return text.error();
-    std::map<RangeKey, std::map<int, tooling::ArchVariant>> by_range;
-    for (const ChosenVariant &c : chosen) {
-      const tooling::Extraction *x = nullptr;
-      const tooling::Kernel *k = find_kernel(per_arch, c, &x);
-      if (!k || !k->not_optimizable.empty() || !k->in_main_file || real_path(k->file) != real_path(path)) continue;
-      RangeKey range{k->begin, k->end};
-      if (k->is_template && !all_instantiations_agree(*x, range, c.source, chosen)) continue;
-      int arch = tooling::cuda_arch_number(c.arch);
-      by_range[range][arch] = {arch, c.name, c.source};
-    }
-    if (by_range.empty()) return std::move(*text);
-    std::vector<tooling::Substitution> subs;
-    for (auto &[range, archs] : by_range) {
-      tooling::Substitution s{range.first, range.second, {}};
-      for (auto &[arch, v] : archs)
-        s.variants.push_back(v);
-      subs.push_back(std::move(s));
-    }
+    std::vector<tooling::VariantChoice> choices;
+    for (const ChosenVariant &c : chosen)
+      choices.push_back({c.kernel_hash, c.arch, c.name, c.source});
+    std::vector<std::string> skipped;
+    std::vector<tooling::Substitution> subs = tooling::plan_substitutions(path, per_arch, choices, &skipped);
+    cache::Counters counters;
+    for (const std::string &reason : skipped)
+      counters["variant-not-substituted:" + reason] += 1;
+    if (!counters.empty()) cache::add_stats(dir_, counters);
+    if (subs.empty()) return std::move(*text);
     return tooling::rewrite_unit(*text, path, std::move(subs));
   }
+
+private:
+  std::string dir_;
 };
 
 } // namespace
 
 std::unique_ptr<Extractor> make_extractor(const Config &config) { return std::make_unique<ToolingExtractor>(config); }
-std::unique_ptr<UnitRewriter> make_rewriter(const Config &) { return std::make_unique<ToolingRewriter>(); }
+std::unique_ptr<UnitRewriter> make_rewriter(const Config &config) {
+  return std::make_unique<ToolingRewriter>(config.dir());
+}
 
 } // namespace kbcc::driver
