@@ -94,9 +94,16 @@ Expected<std::string> unroll(const std::string &src, const TransformContext &c) 
     if (innermost && at_statement_start(masked, l.pos) && !has_pragma_before(src, l.pos)) at.push_back(l.pos);
   }
   if (at.empty()) return not_applicable("no innermost for loop without a pragma");
-  std::string out = src;
-  for (auto it = at.rbegin(); it != at.rend(); ++it)
-    out.insert(*it, "\n#pragma unroll " + std::to_string(factor) + "\n");
+  std::string out = src, pragma = "#pragma unroll " + std::to_string(factor) + "\n";
+  for (auto it = at.rbegin(); it != at.rend(); ++it) {
+    size_t line = out.rfind('\n', *it == 0 ? 0 : *it - 1);
+    line = line == std::string::npos ? 0 : line + 1;
+    std::string indent = out.substr(line, *it - line);
+    if (indent.find_first_not_of(" \t") == std::string::npos)
+      out.insert(line, indent + pragma); // own line
+    else
+      out.insert(*it, "\n" + pragma);
+  }
   return out;
 }
 
