@@ -1,0 +1,146 @@
+// The GPU-free parts of kbcc optimize: candidate build commands, unit
+// substitution, task collection, store records and the progress line.
+#include "agent/gpu_evaluator.h"
+#include "agent/progress.h"
+#include "agent/run.h"
+#include "support/fs.h"
+#include "support/process.h"
+#include "test_support.h"
+
+#include <gtest/gtest.h>
+
+using namespace kbcc;
+using namespace kbcc::agent;
+
+TEST(Run, CubinCommandKeepsDeviceFlagsOnly) {
+  std::vector<std::string> cmd{"nvcc", "-c", "-O3", "-DN=4", "-I", "inc", "-Iinc2", "-std=c++17", "--use_fast_math",
+                               "-Xptxas", "-v", "-Xcompiler", "-fPIC", "-gencode", "arch=compute_90,code=sm_90",
+                               "-arch=sm_80", "-MD", "-MF", "x.d", "-o", "x.o", "src/x.cu", "--expt-relaxed-constexpr"};
+  auto out = cubin_command("/cuda/nvcc", cmd, "sm_90", "/tmp/c.cu", "/tmp/c.cubin", "/src");
+  std::vector<std::string> want{"/cuda/nvcc", "-cubin", "-arch=sm_90", "-I/src", "-O3", "-DN=4", "-I", "inc", "-Iinc2",
+                                "-std=c++17", "--use_fast_math", "-Xptxas", "-v", "--expt-relaxed-constexpr", "-o",
+                                "/tmp/c.cubin", "/tmp/c.cu"};
+  EXPECT_EQ(out, want);
+}
+
+TEST(Run, SubstitutedUnitCompilesForTheArch) {
+  auto dir = *make_temp_dir("kbcc-run-test");
+  std::string unit = std::string("#include \"helper.h\"\n") + test::kSaxpy +
+                     "\nvoid launch(int n, float a, const float *x, float *y) { saxpy<<<64, 256>>>(n, a, x, y); }\n";
+  ASSERT_TRUE(write_file_atomic(dir + "/app.cu", unit));
+  ASSERT_TRUE(write_file_atomic(dir + "/helper.h", "#define HELPER 1\n"));
+  KernelTask t;
+  t.kernel.qualified_name = "saxpy";
+  t.kernel.source = test::kSaxpy;
+  t.kernel.file = dir + "/app.cu";
+  t.tu_path = dir + "/app.cu";
+  t.arch = "sm_80";
+  t.compile_command = {"nvcc", "-c", "-O3", "app.cu", "-o", "app.o"};
+  t.working_dir = dir;
+  std::string variant = std::string(test::kSaxpy).replace(std::string(test::kSaxpy).find("const float *x"), 14,
+                                                          "const float *__restrict__ x");
+  auto text = substituted_unit(t, variant);
+  ASSERT_TRUE(text) << text.error().message;
+  EXPECT_NE(text->find("__CUDA_ARCH__ == 800"), std::string::npos);
+  EXPECT_NE(text->find("const float *__restrict__ x"), std::string::npos);
+  t.kernel.source = "__global__ void gone() {}";
+  EXPECT_EQ(substituted_unit(t, variant).error().code, "stale-registry");
+  t.kernel.source = test::kSaxpy;
+  if (file_exists("/usr/local/cuda/bin/nvcc")) {
+    ASSERT_TRUE(make_dirs(dir + "/work"));
+    ASSERT_TRUE(write_file_atomic(dir + "/work/c.cu", *text));
+    auto argv = cubin_command("/usr/local/cuda/bin/nvcc", t.compile_command, t.arch, dir + "/work/c.cu",
+                              dir + "/work/c.cubin", dir);
+    ProcessOptions po;
+    po.cwd = dir;
+    auto r = run_process(argv, po);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->exit_code, 0) << r->err;  // helper.h found through the unit's directory
+  }
+  remove_all(dir);
+}
+
+TEST(Run, CollectTasksMatchesCapturesByHashOrMangledName) {
+  kb::RegistryEntry a, b, c;
+  a.hash = "aaaa0000000000000000000000000000";
+  a.qualified_name = "saxpy";
+  a.mangled_names = {"_Z5saxpyifPKfPf"};
+  a.source = test::kSaxpy;
+  b.hash = "bbbb0000000000000000000000000000";
+  b.qualified_name = "matmul";
+  b.mangled_names = {"_Z6matmuliPKfS0_Pf"};
+  c = b;
+  c.hash = "cccc0000000000000000000000000000";
+  c.qualified_name = "opaque";
+  c.not_optimizable = "inline-asm";
+  gpu::CaptureInfo c1, c2, c3, c4;
+  c1.id = "1";
+  c1.kernel_hash = a.hash;
+  c1.arch = "sm_90";
+  c1.block = {256, 1, 1};
+  c2.id = "2";
+  c2.kernel = "_Z6matmuliPKfS0_Pf";
+  c2.arch = "sm_90";
+  c2.block = {16, 16, 1};
+  c3 = c2;
+  c3.id = "3";
+  c3.arch = "sm_80";  // another GPU
+  c4 = c1;
+  c4.id = "4";
+  c4.replayable = false;
+  auto tasks = collect_tasks({a, b, c}, {c1, c2, c3, c4}, "sm_90", "");
+  ASSERT_EQ(tasks.size(), 2u);
+  EXPECT_EQ(tasks[0].captures, std::vector<std::string>{"1"});
+  EXPECT_EQ(tasks[1].captures, std::vector<std::string>{"2"});
+  EXPECT_EQ(tasks[1].launches[0].threads_per_block(), 256u);
+  EXPECT_EQ(collect_tasks({a, b, c}, {c1, c2}, "sm_90", "bbbb").size(), 1u);
+  EXPECT_EQ(collect_tasks({a, b, c}, {c1, c2}, "sm_90", "saxpy").at(0).kernel.hash, a.hash);
+  EXPECT_TRUE(collect_tasks({a, b, c}, {c1, c2}, "sm_90", "nothing").empty());
+}
+
+TEST(Run, RecordsForTheStores) {
+  KernelTask t;
+  t.kernel.hash = "aaaa0000000000000000000000000000";
+  t.kernel.qualified_name = "saxpy";
+  t.arch = "sm_90";
+  t.captures = {"1", "2"};
+  Candidate best{"__global__ void saxpy() {}", {"readonly_cache_ldg", "loop_unrolling"}, "unroll"};
+  Measurement base{Timing{1.0, 0.01, 50}, {}, 3};
+  Evaluation e = test::ok_eval(0.5);
+  e.max_error = 1e-7;
+  e.tolerance = 1e-5;
+  e.sanitizer_ran = true;
+  RunContext ctx{"NVIDIA H100", "13000", "me", "0123", "", "nvcc 13.0", 1700000000};
+  cache::VariantRecord v = variant_record(t, best, base, e, ctx, "traj");
+  EXPECT_TRUE(cache::check_variant(v)) << cache::check_variant(v).error().message;
+  EXPECT_EQ(v.validation.captures_checked, 2u);
+  EXPECT_EQ(v.validation.sanitizer, "clean");
+  EXPECT_NEAR(v.timing.speedup(), 2.0, 1e-9);
+  EXPECT_EQ(v.provenance.optimizations, best.optimizations);
+
+  TrajectoryRecord tr;
+  tr.kernel_hash = t.kernel.hash;
+  tr.arch = "sm_90";
+  StepRecord s;
+  s.state = "dram_bandwidth_bound";
+  s.option = "readonly_cache_ldg";
+  s.lowering = "llm:gpt";
+  s.compiled = s.validated = true;
+  s.total_speedup = 1.4;
+  s.usage.input_tokens = 10;
+  tr.steps = {s};
+  tr.best_speedup = 1.4;
+  kb::Trajectory k = store_trajectory(tr, base, ctx, 1700000100);
+  EXPECT_EQ(k.steps.at(0).lowering, "llm");
+  EXPECT_EQ(k.steps.at(0).tokens_in, 10u);
+  EXPECT_DOUBLE_EQ(k.baseline_median_us, 1000);
+  EXPECT_EQ(k.initial_state, "dram_bandwidth_bound");
+  EXPECT_EQ(k.id.size(), 32u);
+  auto round = kb::trajectory_from_json(kb::to_json(k), "test");
+  EXPECT_TRUE(round) << round.error().message;
+}
+
+TEST(Run, ProgressLineHasBarCountAndEta) {
+  EXPECT_EQ(progress_line(8, 32, "saxpy", 40), "[######..................] 8/32 25% saxpy ETA 2m0s");
+  EXPECT_EQ(progress_line(32, 32, "saxpy", 40), "[########################] 32/32 100% saxpy");
+}
