@@ -5,9 +5,11 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdio>
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <unistd.h>
 
 namespace kbcc::remote {
 namespace {
@@ -196,6 +198,12 @@ Expected<QueueReport> run_warm_queue(const std::string &url, const std::string &
                                      const QueueOptions &options) {
   if (worker_id.empty()) return make_error("warm queue: empty worker id", "remote-config");
   return Worker(url, worker_id, options).run(kernels, optimize);
+}
+
+std::string default_worker_id() {
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) std::snprintf(host, sizeof host, "host");
+  return std::string(host) + "-" + std::to_string(getpid());
 }
 
 Expected<QueueStatus> queue_status(const std::string &url, const std::string &name) {

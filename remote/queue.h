@@ -47,6 +47,9 @@ struct QueueStatus {
 Expected<QueueReport> run_warm_queue(const std::string &url, const std::string &worker_id,
                                      const std::vector<std::string> &kernels, const OptimizeFn &optimize,
                                      const QueueOptions &options = {});
+// A worker id unique to this process: "<hostname>-<pid>".
+std::string default_worker_id();
+
 // Counts of the queue `name`.
 Expected<QueueStatus> queue_status(const std::string &url, const std::string &name = "warm");
 

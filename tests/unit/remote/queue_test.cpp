@@ -173,6 +173,11 @@ TEST(WarmQueue, FailuresAreRecordedAndNotRetried) {
   EXPECT_EQ(st->done, 2u);
 }
 
+TEST(WarmQueue, DefaultWorkerIdNamesHostAndProcess) {
+  std::string id = default_worker_id();
+  EXPECT_NE(id.find("-" + std::to_string(getpid())), std::string::npos) << id;
+}
+
 TEST(WarmQueue, DownRedisIsAnError) {
   std::string url;
   {
