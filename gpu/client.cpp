@@ -158,9 +158,9 @@ Expected<std::string> runner_path(const std::string &override_path) {
 
 Expected<std::string> capture_library_path() {
   std::string d = exe_dir();
-  return first_existing(
-      {d + "/../lib/libkbcc_capture.so", d + "/libkbcc_capture.so", d + "/../lib/kbcc/libkbcc_capture.so"},
-      "capture library libkbcc_capture.so");
+  return first_existing({d + "/../lib/libkbcc_capture.so", d + "/../" KBCC_INSTALL_LIBDIR "/libkbcc_capture.so",
+                         d + "/libkbcc_capture.so", d + "/../lib/kbcc/libkbcc_capture.so"},
+                        "capture library libkbcc_capture.so");
 }
 
 Expected<DeviceInfo> device_info(const RunnerOptions &o) {
