@@ -1,6 +1,5 @@
 #include "driver/compile_pipeline.h"
 
-#include "driver/toolchain.h"
 #include "support/fs.h"
 #include "support/hash.h"
 
@@ -61,18 +60,13 @@ std::vector<std::string> rewritten_command(const Compilation &c, const std::stri
   return argv;
 }
 
-Expected<CompilePlan> plan_compile(Compilation c, const Config &config, const std::string &nvcc,
-                                   cache::Counters &stats) {
+Expected<CompilePlan> plan_with_stages(const Compilation &c, const Config &config, PlanStages stages,
+                                       cache::Counters &stats) {
   CompilePlan plan;
   plan.argv = c.unit.nvcc_argv;
-  auto toolchain = toolchain_id(nvcc, config.dir());
-  if (!toolchain) return toolchain.error();
-  c.unit.toolchain = *toolchain;
-
-  auto extractor = make_extractor(config);
-  auto per_arch = extract_all(*extractor, c.unit, stats);
+  auto per_arch = extract_all(stages.extractor, c.unit, stats);
   if (!per_arch) return per_arch.error();
-  auto lookup = make_variant_lookup(config, c.unit);
+  auto lookup = stages.make_lookup();
   if (!lookup) return lookup.error();
   std::vector<ChosenVariant> chosen = choose(**lookup, *per_arch, stats);
   if (config.get_bool("record")) (*lookup)->record(c.unit, *per_arch);
@@ -83,7 +77,7 @@ Expected<CompilePlan> plan_compile(Compilation c, const Config &config, const st
                        std::to_string(chosen.size()) + " variant(s) chosen");
   if (chosen.empty()) return plan;
 
-  auto text = make_rewriter(config)->rewrite(c.unit, *per_arch, chosen);
+  auto text = stages.rewriter.rewrite(c.unit, *per_arch, chosen);
   if (!text) return text.error();
   plan.temp_source = rewritten_path(*text, c.unit.source);
   plan.temp_dir = std::filesystem::path(plan.temp_source).parent_path().string();

@@ -7,6 +7,8 @@
 #include "driver/args.h"
 #include "support/config.h"
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,11 +23,23 @@ struct CompilePlan {
   std::vector<std::string> notes;      // what happened, for --kbcc-verbose
 };
 
-// Runs the stages for `c` and returns the command to run. An Error is an
-// internal failure (its code names it); the caller then runs the original.
+// Runs the default stages (driver/stages.h factories) for `c`, with the
+// toolchain of `nvcc`, and returns the command to run. An Error is an internal
+// failure (its code names it); the caller then runs the original command.
 // Counters for hits, misses and parses are added to `stats`.
 Expected<CompilePlan> plan_compile(Compilation c, const Config &config, const std::string &nvcc,
                                    cache::Counters &stats);
+
+// The stages plan_with_stages runs; the lookup is made after extraction.
+struct PlanStages {
+  Extractor &extractor;
+  std::function<Expected<std::unique_ptr<VariantLookup>>()> make_lookup;
+  UnitRewriter &rewriter;
+};
+
+// plan_compile with given stages (c.unit.toolchain already set).
+Expected<CompilePlan> plan_with_stages(const Compilation &c, const Config &config, PlanStages stages,
+                                       cache::Counters &stats);
 
 // Deterministic location of a rewritten unit: /tmp/kbcc-<uid>/<content hash>/<basename>.
 std::string rewritten_path(const std::string &text, const std::string &source);
