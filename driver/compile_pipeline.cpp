@@ -4,6 +4,7 @@
 #include "support/hash.h"
 
 #include <filesystem>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace kbcc::driver {
@@ -39,6 +40,18 @@ std::vector<ChosenVariant> choose(VariantLookup &lookup, const std::vector<tooli
     }
   }
   return chosen;
+}
+
+// Creates /tmp/kbcc-<uid> (mode 0700) and fails unless it is ours and
+// private: another user must not be able to swap a rewritten unit.
+Status private_temp_root(const std::string &root) {
+  if (auto st = make_dirs(root); !st) return st;
+  struct stat info;
+  if (lstat(root.c_str(), &info) != 0 || !S_ISDIR(info.st_mode) || info.st_uid != getuid())
+    return make_error(root + " is not a directory owned by this user", "unsafe-temp-dir");
+  if ((info.st_mode & 077) != 0 && chmod(root.c_str(), 0700) != 0)
+    return make_error(root + " is accessible to other users", "unsafe-temp-dir");
+  return Status::ok();
 }
 
 std::string source_dir(const std::string &source) {
@@ -81,6 +94,7 @@ Expected<CompilePlan> plan_with_stages(const Compilation &c, const Config &confi
   if (!text) return text.error();
   plan.temp_source = rewritten_path(*text, c.unit.source);
   plan.temp_dir = std::filesystem::path(plan.temp_source).parent_path().string();
+  if (auto st = private_temp_root(std::filesystem::path(plan.temp_dir).parent_path().string()); !st) return st.error();
   if (!file_exists(plan.temp_source) || read_file(plan.temp_source).value_or("") != *text) {
     if (auto st = write_file_atomic(plan.temp_source, *text); !st) return st.error();
   }
