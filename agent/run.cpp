@@ -166,6 +166,22 @@ cache::VariantRecord variant_record(const KernelTask &task, const Candidate &bes
   return v;
 }
 
+Expected<std::vector<std::string>> optimizable_kernels(const Config &config, const std::string &arch) {
+  auto env = cache::Env::open(config.dir(), cache::env_options(config, true));
+  if (!env) return env.error();
+  auto entries = kb::Registry(**env).list();
+  if (!entries) return entries.error();
+  gpu::CaptureFilter filter;
+  filter.arch = arch;
+  filter.replayable_only = true;
+  auto caps = gpu::list_captures(config.dir() + "/captures", filter);
+  if (!caps) return caps.error();
+  std::vector<std::string> out;
+  for (const KernelTask &t : collect_tasks(*entries, *caps, arch, ""))
+    out.push_back(t.kernel.hash);
+  return out;
+}
+
 int run_optimize(const Config &config, const RunRequest &req, std::ostream &out, std::ostream &err) {
   gpu::RunnerOptions runner;
   auto dev = gpu::device_info(runner);
@@ -257,8 +273,14 @@ int run_optimize(const Config &config, const RunRequest &req, std::ostream &out,
     };
     hooks.store_variant = [&](const KernelTask &t, const Candidate &c, const Measurement &b, const Evaluation &e,
                               int traj) {
-      auto put = variants.put(variant_record(t, c, b, e, ctx, ids[traj]));
+      cache::VariantRecord record = variant_record(t, c, b, e, ctx, ids[traj]);
+      if (req.prepare_variant) {
+        Status st = req.prepare_variant(record);
+        if (!st) return st;
+      }
+      auto put = variants.put(record);
       if (!put) return Status(put.error());
+      if (*put && req.stored_variant) req.stored_variant(record);
       return Status::ok();
     };
     if (llm)

@@ -9,6 +9,7 @@
 #include "kb/registry.h"
 #include "kb/trajectory.h"
 
+#include <functional>
 #include <ostream>
 
 namespace kbcc {
@@ -22,7 +23,16 @@ struct RunRequest {
   std::string arch;   // required local arch (kbcc warm); empty = whatever the GPU is
   LoopOptions loop;
   bool use_llm = true; // use the configured LLM (if any)
+  // Called on each winning variant before it is stored (e.g. to sign it);
+  // an Error keeps it out of the cache.
+  std::function<Status(cache::VariantRecord &)> prepare_variant;
+  // Called on each variant after it was stored (e.g. to publish it).
+  std::function<void(const cache::VariantRecord &)> stored_variant;
 };
+
+// Registry hashes of the kernels `kbcc optimize` would work on for `arch`
+// (replayable captures on that arch), for work queues.
+Expected<std::vector<std::string>> optimizable_kernels(const Config &config, const std::string &arch);
 
 // Tasks for the registry entries that have replayable captures on `arch`
 // (matched by kernel hash or mangled name) and match `filter`.

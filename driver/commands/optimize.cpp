@@ -3,6 +3,7 @@
 #include "agent/run.h"
 #include "agent/transforms.h"
 #include "driver/command.h"
+#include "remote/variants.h"
 #include "support/config.h"
 #include "support/fs.h"
 #include "support/log.h"
@@ -39,8 +40,9 @@ constexpr const char *kUsage =
     "  --block X[,Y,Z]           captured block size for --transform launch_bounds (repeatable)\n"
     "  --param KEY=VALUE         transform parameter, e.g. factor=8 (unroll), registers=64 (maxnreg)\n"
     "\n"
-    "The LLM is configured with the llm_* keys (docs/config.md); docs/optimize.md\n"
-    "describes the loop.";
+    "The LLM is configured with the llm_* keys (docs/config.md); winning variants are\n"
+    "signed with signing_key and published to the remote store when configured.\n"
+    "docs/optimize.md describes the loop.";
 
 bool parse_long(const std::string &text, long &out) {
   try {
@@ -88,6 +90,10 @@ bool parse_block(const std::string &text, agent::LaunchConfig &l) {
 }
 
 } // namespace
+
+// Signs winning variants with signing_key and publishes them to the remote
+// store (both no-ops when not configured).
+void use_remote(const Config &config, agent::RunRequest &req);
 
 // Parses the loop flags shared by `optimize` and `warm`; returns false (after
 // printing the problem) on a bad argument. Unknown arguments go to `rest`.
@@ -172,10 +178,19 @@ int run(const std::vector<std::string> &args) {
     return 1;
   }
   set_log_path(config->get("log"));
+  use_remote(*config, req);
   return agent::run_optimize(*config, req, std::cout, std::cerr);
 }
 
 } // namespace
+
+void use_remote(const Config &config, agent::RunRequest &req) {
+  req.prepare_variant = [&config](cache::VariantRecord &r) { return remote::sign_variant(config, r); };
+  req.stored_variant = [&config](const cache::VariantRecord &r) {
+    Status st = remote::publish_variant(config, r);
+    if (!st) log_line("kbcc optimize: variant not published: " + st.error().message);
+  };
+}
 
 KBCC_COMMAND("optimize", "optimize the captured kernels on the local GPU (ICRL loop)", kUsage, run);
 
