@@ -58,8 +58,8 @@ Expected<ProfileReport> parse_ncu_csv(const std::string &csv);
 // The ncu metric names kbcc asks for.
 const std::vector<std::string> &ncu_metric_names();
 
-// Parses compute-sanitizer output into a report (errors counted from its
-// summary line).
+// Parses compute-sanitizer output into a report: errors counted from its
+// summary line (racecheck: every hazard, errors and warnings alike).
 SanitizerReport parse_sanitizer_output(SanitizerTool tool, const std::string &output, int exit_code);
 
 } // namespace kbcc::gpu

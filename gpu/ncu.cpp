@@ -174,19 +174,13 @@ SanitizerReport parse_sanitizer_output(SanitizerTool tool, const std::string &ou
   SanitizerReport r;
   r.tool = tool;
   static const std::regex summary(R"((ERROR|RACECHECK) SUMMARY: (\d+) (error|hazard))");
-  static const std::regex racecheck_errors(R"(\((\d+) errors?,)");
   std::smatch m;
   bool found = false;
   std::string::const_iterator from = out.begin();
   while (std::regex_search(from, out.end(), m, summary)) {
     found = true;
-    unsigned n = static_cast<unsigned>(std::stoul(m[2]));
-    if (m[1] == "RACECHECK") {
-      std::string rest(m.suffix().first, std::find(m.suffix().first, out.end(), '\n'));
-      std::smatch e;
-      if (std::regex_search(rest, e, racecheck_errors)) n = static_cast<unsigned>(std::stoul(e[1]));
-    }
-    r.errors += n;
+    // Racecheck: every hazard counts, warnings included (a variant must be race-free).
+    r.errors += static_cast<unsigned>(std::stoul(m[2]));
     from = m.suffix().first;
   }
   std::istringstream in(out);

@@ -121,6 +121,15 @@ int replay_one(const gpu::CaptureInfo &cap, const std::string &variant, gpu::Val
     std::printf("fuzz round %zu %s\n", k, v->fuzz.results[k].pass ? "PASS" : "FAIL");
     print_buffers(v->fuzz.results[k].buffers, "  ");
   }
+  // Requested sanitizer runs the validation skipped after an earlier failure.
+  if (!v->pass && v->sanitizers.empty() && r.launched) {
+    for (auto [on, tool] : {std::pair{vo.memcheck, gpu::SanitizerTool::Memcheck},
+                            std::pair{vo.racecheck, gpu::SanitizerTool::Racecheck}}) {
+      if (!on) continue;
+      auto s = gpu::sanitize(cap, variant, tool, vo.replay.runner);
+      if (s) v->sanitizers.push_back(*s);
+    }
+  }
   for (const auto &s : v->sanitizers)
     std::printf("%s %s errors=%u (%.1f s)\n%s", s.tool == gpu::SanitizerTool::Memcheck ? "memcheck" : "racecheck",
                 s.clean ? "CLEAN" : "ERRORS", s.errors, s.seconds, s.clean ? "" : s.summary.c_str());

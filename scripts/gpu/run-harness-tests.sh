@@ -40,6 +40,8 @@ config.cuda_root = "/usr/local/cuda"
 config.python = "$(command -v python3)"
 config.cmake = "$(command -v cmake)"
 lit_config.load_config(config, "$root/tests/lit/lit.cfg.py")
+# kbcc here is kbcc-harness: no compiler mode, no registry.
+config.available_features.add("kbcc-harness")
 CFG
 t0=$(date +%s)
 python3 "$C/lit/lit.py" -sv -j 4 --timeout 300 "$obj/tests/lit/gpu" >"$OUT/lit.log" 2>&1
