@@ -111,3 +111,21 @@ TEST(Client, NotReplayableCaptureIsRefused) {
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("pointers-in-buffers"), std::string::npos);
 }
+
+TEST(Capture, NoCommandIsAnError) {
+  CaptureOptions o;
+  o.captures_dir = "/nonexistent";
+  auto s = run_capture({}, o);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message.find("no command given"), std::string::npos);
+}
+
+TEST(Capture, MissingLibraryIsNamed) {
+  // The test binary has no libkbcc_capture.so beside it or in ../lib.
+  if (capture_library_path()) GTEST_SKIP() << "a capture library is installed next to the test binary";
+  CaptureOptions o;
+  o.captures_dir = "/nonexistent";
+  auto s = run_capture({"true"}, o);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.error().message.find("libkbcc_capture.so"), std::string::npos);
+}
