@@ -114,7 +114,9 @@ Expected<std::unique_ptr<Env>> Env::open(const std::string &kbcc_dir, const EnvO
   mdb_env_set_maxdbs(e, 32);
   mdb_env_set_maxreaders(e, 1024);
   mdb_env_set_mapsize(e, map_size_for(env->max_size_));
-  unsigned flags = MDB_NOMETASYNC | (options.read_only ? MDB_RDONLY : 0u);
+  // MDB_NOTLS: read transactions belong to their Txn, not the thread, so
+  // multi-threaded callers (the optimizer) may use one Env.
+  unsigned flags = MDB_NOMETASYNC | MDB_NOTLS | (options.read_only ? MDB_RDONLY : 0u);
   if (int rc = mdb_env_open(e, env->path_.c_str(), flags, 0644); rc) return env->mdb_error(rc, "opening");
   int dead = 0;
   mdb_reader_check(e, &dead); // clears reader slots of killed processes
