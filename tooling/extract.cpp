@@ -100,7 +100,7 @@ std::string file_path(FileID file, const SourceManager &sm) {
 }
 
 std::vector<Param> kernel_params(const FunctionDecl *fd, ASTContext &ctx) {
-  PrintingPolicy policy(ctx.getLangOpts());
+  PrintingPolicy policy = name_policy(ctx.getLangOpts());
   std::vector<Param> out;
   uint64_t offset = 0;
   for (const ParmVarDecl *p : fd->parameters()) {
@@ -189,7 +189,7 @@ private:
     const SourceManager &sm = ctx.getSourceManager();
     Kernel k;
     llvm::raw_string_ostream name(k.qualified_name);
-    fd->getNameForDiagnostic(name, PrintingPolicy(ctx.getLangOpts()), /*Qualified=*/true);
+    fd->getNameForDiagnostic(name, name_policy(ctx.getLangOpts()), /*Qualified=*/true);
     k.mangled_names = mangled_names(fd, ctx);
     k.is_template = fd->isTemplateInstantiation();
     k.params = kernel_params(fd, ctx);

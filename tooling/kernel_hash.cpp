@@ -36,7 +36,7 @@ std::string display_name(const NamedDecl *d, const PrintingPolicy &policy) {
 
 class SectionBuilder {
 public:
-  SectionBuilder(ASTContext &ctx) : ctx_(ctx), sm_(ctx.getSourceManager()), policy_(ctx.getLangOpts()) {}
+  SectionBuilder(ASTContext &ctx) : ctx_(ctx), sm_(ctx.getSourceManager()), policy_(name_policy(ctx.getLangOpts())) {}
 
   void add_decl(const std::string &kind, const NamedDecl *d) {
     auto range = decl_file_range(text_decl(d), sm_, ctx_.getLangOpts());

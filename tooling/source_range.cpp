@@ -71,6 +71,12 @@ std::string range_text(const FileRange &range, const SourceManager &sm) {
   return buffer.substr(range.begin, range.end - range.begin).str();
 }
 
+PrintingPolicy name_policy(const LangOptions &lang) {
+  PrintingPolicy policy(lang);
+  policy.AnonymousTagLocations = false;
+  return policy;
+}
+
 bool in_system_header(const Decl *decl, const SourceManager &sm) {
   SourceLocation loc = sm.getExpansionLoc(decl->getLocation());
   return loc.isInvalid() || sm.isInSystemHeader(loc);

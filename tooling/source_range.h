@@ -3,6 +3,7 @@
 #pragma once
 
 #include "clang/AST/DeclBase.h"
+#include "clang/AST/PrettyPrinter.h"
 #include "clang/Basic/SourceManager.h"
 
 #include <optional>
@@ -27,6 +28,10 @@ std::string canonical_tokens(const FileRange &range, const clang::SourceManager 
 
 // The raw bytes of `range`.
 std::string range_text(const FileRange &range, const clang::SourceManager &sm);
+
+// The printing policy for names kbcc stores or hashes: no source locations
+// (a lambda prints as "(lambda)"), so names do not depend on where a checkout is.
+clang::PrintingPolicy name_policy(const clang::LangOptions &lang);
 
 // Whether `decl` was written in a system header (CUDA, CCCL, the C++ library).
 bool in_system_header(const clang::Decl *decl, const clang::SourceManager &sm);
