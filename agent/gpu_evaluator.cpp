@@ -15,79 +15,35 @@ namespace fs = std::filesystem;
 
 bool starts_with(const std::string &s, const char *p) { return s.rfind(p, 0) == 0; }
 
-// Flags that take the next argument and are kept.
-bool keeps_next(const std::string &a) {
-  for (const char *f : {"-I", "-isystem", "-include", "-D", "-U", "-Xptxas", "--ptxas-options", "-std", "--std",
-                        "-maxrregcount", "--maxrregcount", "--include-path", "--define-macro", "--undefine-macro"})
-    if (a == f) return true;
-  return false;
+// Flag tables (space separated, with a space at both ends).
+// Take the next argument and are kept:
+constexpr const char *kKeepNext = " -I -isystem -include -D -U -Xptxas --ptxas-options -std --std -maxrregcount"
+                                  " --maxrregcount --include-path --define-macro --undefine-macro -ccbin"
+                                  " --compiler-bindir -Xcompiler --compiler-options ";
+// Take the next argument and are dropped (outputs, dependencies, archs, linking):
+constexpr const char *kDropNext = " -o --output-file -MF -MT -MQ -arch --gpu-architecture -code --gpu-code -gencode"
+                                  " --generate-code -Xlinker --linker-options -x -l -L -odir --dependency-output"
+                                  " -Xnvlink -Xfatbin -Xarchive --threads -t ";
+// Kept when an argument starts with one of these:
+constexpr const char *kKeepPrefix = " -I -D -U -std= --std= -O --use_fast_math -use_fast_math --ftz= -ftz= --prec-div="
+                                    " -prec-div= --prec-sqrt= -prec-sqrt= --fmad= -fmad= --expt-relaxed-constexpr"
+                                    " -expt-relaxed-constexpr --expt-extended-lambda -expt-extended-lambda"
+                                    " --extended-lambda -extended-lambda -lineinfo --generate-line-info -Xptxas="
+                                    " --ptxas-options= -maxrregcount= --maxrregcount= -isystem -ccbin="
+                                    " --compiler-bindir= -Xcompiler= --compiler-options= -G --device-debug ";
+
+bool in_table(const char *table, const std::string &a) {
+  return std::string(table).find(" " + a + " ") != std::string::npos;
 }
 
-// Flags that take the next argument and are dropped.
-bool drops_next(const std::string &a) {
-  for (const char *f : {"-o",
-                        "--output-file",
-                        "-MF",
-                        "-MT",
-                        "-MQ",
-                        "-arch",
-                        "--gpu-architecture",
-                        "-code",
-                        "--gpu-code",
-                        "-gencode",
-                        "--generate-code",
-                        "-Xcompiler",
-                        "--compiler-options",
-                        "-Xlinker",
-                        "--linker-options",
-                        "-ccbin",
-                        "--compiler-bindir",
-                        "-x",
-                        "-l",
-                        "-L",
-                        "-odir",
-                        "--dependency-output",
-                        "-Xnvlink",
-                        "-Xfatbin",
-                        "-Xarchive",
-                        "--threads",
-                        "-t"})
-    if (a == f) return true;
-  return false;
-}
+bool keeps_next(const std::string &a) { return in_table(kKeepNext, a); }
+bool drops_next(const std::string &a) { return in_table(kDropNext, a); }
 
 bool keeps_joined(const std::string &a) {
-  for (const char *p : {"-I",
-                        "-D",
-                        "-U",
-                        "-std=",
-                        "--std=",
-                        "-O",
-                        "--use_fast_math",
-                        "-use_fast_math",
-                        "--ftz=",
-                        "-ftz=",
-                        "--prec-div=",
-                        "-prec-div=",
-                        "--prec-sqrt=",
-                        "-prec-sqrt=",
-                        "--fmad=",
-                        "-fmad=",
-                        "--expt-relaxed-constexpr",
-                        "-expt-relaxed-constexpr",
-                        "--expt-extended-lambda",
-                        "-expt-extended-lambda",
-                        "--extended-lambda",
-                        "-extended-lambda",
-                        "-lineinfo",
-                        "--generate-line-info",
-                        "-Xptxas=",
-                        "--ptxas-options=",
-                        "-maxrregcount=",
-                        "--maxrregcount=",
-                        "-isystem"})
-    if (starts_with(a, p)) return true;
-  return a == "-G" || a == "--device-debug";
+  std::string t = kKeepPrefix;
+  for (size_t p = 1, e; (e = t.find(' ', p)) != std::string::npos; p = e + 1)
+    if (starts_with(a, t.substr(p, e - p).c_str())) return true;
+  return false;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t) {

@@ -44,6 +44,13 @@ std::string classify_bottleneck(const Metrics &m) {
 }
 
 Expected<StateMatch> extract_state(Policy &policy, const Metrics &metrics, double threshold) {
+  if (metrics.empty()) { // no profile: one shared state, never a new one per run
+    for (const State &s : policy.states())
+      if (s.name == "unprofiled") return StateMatch{s.name, 0.0, false};
+    Status st = policy.add_state(State{"unprofiled", "other", "kernels measured without a profiler", {}}, "");
+    if (!st) return st.error();
+    return StateMatch{"unprofiled", 0.0, true};
+  }
   StateMatch best;
   std::string same_bottleneck;
   std::string bottleneck = classify_bottleneck(metrics);

@@ -25,6 +25,7 @@ std::string classify_bottleneck(const Metrics &metrics);
 // The nearest state within `threshold`; otherwise adds a new state named
 // "discovered_<bottleneck>_<n>" with `metrics` as signature, its candidates
 // copied from the nearest state (or the first one with the same bottleneck).
+// Without metrics (no profiler) the state is "unprofiled".
 Expected<StateMatch> extract_state(Policy &policy, const Metrics &metrics, double threshold = 0.2);
 
 } // namespace kbcc::agent

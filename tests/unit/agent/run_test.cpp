@@ -13,13 +13,49 @@ using namespace kbcc;
 using namespace kbcc::agent;
 
 TEST(Run, CubinCommandKeepsDeviceFlagsOnly) {
-  std::vector<std::string> cmd{"nvcc", "-c", "-O3", "-DN=4", "-I", "inc", "-Iinc2", "-std=c++17", "--use_fast_math",
-                               "-Xptxas", "-v", "-Xcompiler", "-fPIC", "-gencode", "arch=compute_90,code=sm_90",
-                               "-arch=sm_80", "-MD", "-MF", "x.d", "-o", "x.o", "src/x.cu", "--expt-relaxed-constexpr"};
+  std::vector<std::string> cmd{"nvcc",
+                               "-c",
+                               "-O3",
+                               "-DN=4",
+                               "-I",
+                               "inc",
+                               "-Iinc2",
+                               "-std=c++17",
+                               "--use_fast_math",
+                               "-Xptxas",
+                               "-v",
+                               "-Xcompiler",
+                               "-fPIC",
+                               "-gencode",
+                               "arch=compute_90,code=sm_90",
+                               "-arch=sm_80",
+                               "-MD",
+                               "-MF",
+                               "x.d",
+                               "-o",
+                               "x.o",
+                               "src/x.cu",
+                               "--expt-relaxed-constexpr"};
   auto out = cubin_command("/cuda/nvcc", cmd, "sm_90", "/tmp/c.cu", "/tmp/c.cubin", "/src");
-  std::vector<std::string> want{"/cuda/nvcc", "-cubin", "-arch=sm_90", "-I/src", "-O3", "-DN=4", "-I", "inc", "-Iinc2",
-                                "-std=c++17", "--use_fast_math", "-Xptxas", "-v", "--expt-relaxed-constexpr", "-o",
-                                "/tmp/c.cubin", "/tmp/c.cu"};
+  std::vector<std::string> want{"/cuda/nvcc",
+                                "-cubin",
+                                "-arch=sm_90",
+                                "-I/src",
+                                "-O3",
+                                "-DN=4",
+                                "-I",
+                                "inc",
+                                "-Iinc2",
+                                "-std=c++17",
+                                "--use_fast_math",
+                                "-Xptxas",
+                                "-v",
+                                "-Xcompiler",
+                                "-fPIC",
+                                "--expt-relaxed-constexpr",
+                                "-o",
+                                "/tmp/c.cubin",
+                                "/tmp/c.cu"};
   EXPECT_EQ(out, want);
 }
 
@@ -37,8 +73,9 @@ TEST(Run, SubstitutedUnitCompilesForTheArch) {
   t.arch = "sm_80";
   t.compile_command = {"nvcc", "-c", "-O3", "app.cu", "-o", "app.o"};
   t.working_dir = dir;
-  std::string variant = std::string(test::kSaxpy).replace(std::string(test::kSaxpy).find("const float *x"), 14,
-                                                          "const float *__restrict__ x");
+  std::string variant =
+      std::string(test::kSaxpy)
+          .replace(std::string(test::kSaxpy).find("const float *x"), 14, "const float *__restrict__ x");
   auto text = substituted_unit(t, variant);
   ASSERT_TRUE(text) << text.error().message;
   EXPECT_NE(text->find("__CUDA_ARCH__ == 800"), std::string::npos);
@@ -55,7 +92,7 @@ TEST(Run, SubstitutedUnitCompilesForTheArch) {
     po.cwd = dir;
     auto r = run_process(argv, po);
     ASSERT_TRUE(r);
-    EXPECT_EQ(r->exit_code, 0) << r->err;  // helper.h found through the unit's directory
+    EXPECT_EQ(r->exit_code, 0) << r->err; // helper.h found through the unit's directory
   }
   remove_all(dir);
 }
@@ -84,7 +121,7 @@ TEST(Run, CollectTasksMatchesCapturesByHashOrMangledName) {
   c2.block = {16, 16, 1};
   c3 = c2;
   c3.id = "3";
-  c3.arch = "sm_80";  // another GPU
+  c3.arch = "sm_80"; // another GPU
   c4 = c1;
   c4.id = "4";
   c4.replayable = false;

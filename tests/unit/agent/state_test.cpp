@@ -49,3 +49,14 @@ TEST(State, BottleneckClassification) {
   EXPECT_EQ(classify_bottleneck({{"achieved_occupancy_pct", 20}}), "latency_bound");
   EXPECT_EQ(classify_bottleneck({}), "underutilized");
 }
+
+TEST(State, NoMetricsMeansOneUnprofiledState) {
+  auto p = JsonPolicy::from_json(test::small_kb());
+  ASSERT_TRUE(p);
+  auto a = extract_state(*p, {});
+  auto b = extract_state(*p, {});
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->name, "unprofiled");
+  EXPECT_EQ(b->name, "unprofiled");
+  EXPECT_EQ(p->states().size(), 3u);
+}
