@@ -84,8 +84,17 @@ std::string roofline_chart(const ReportData &data) {
     chart.point(p.x, p.y, color_of(c), p.tooltip);
     if (!best.count(p.kernel) || best[p.kernel]->speedup < p.speedup) best[p.kernel] = &p;
   }
-  for (const auto &[kernel, p] : best)
-    chart.label(p->x, p->y, kernel);
+  std::vector<std::pair<double, double>> placed; // pixel positions of labels, to avoid overlaps
+  for (const auto &[kernel, p] : best) {
+    double x = chart.px(p->x), y = chart.py(p->y), dy = 0;
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (const auto &[lx, ly] : placed)
+        if (std::fabs(lx - x) < 60 && std::fabs(ly - (y + dy)) < 12) dy += 12, moved = true;
+    }
+    placed.emplace_back(x, y + dy);
+    chart.label(p->x, p->y, kernel, "#333", dy);
+  }
   if (pts.empty()) chart.label(xmin * 1.5, 0.5, "no profiled candidates yet (kbcc optimize records them)", "#777");
   return chart.str();
 }

@@ -130,9 +130,9 @@ void Chart::line(const std::vector<std::pair<double, double>> &points, const std
            "\" stroke-width=\"1.8\"" + (dashed ? " stroke-dasharray=\"5,4\"" : "") + "/>\n";
 }
 
-void Chart::label(double x, double y, const std::string &text, const std::string &color) {
-  body_ += "<text x=\"" + num(px(x) + 6) + "\" y=\"" + num(py(y) - 6) + "\" fill=\"" + color + "\" font-size=\"11\">" +
-           escape(text) + "</text>\n";
+void Chart::label(double x, double y, const std::string &text, const std::string &color, double dy) {
+  body_ += "<text x=\"" + num(px(x) + 6) + "\" y=\"" + num(py(y) - 6 + dy) + "\" fill=\"" + color +
+           "\" font-size=\"11\">" + escape(text) + "</text>\n";
 }
 
 void Chart::legend(const std::string &text, const std::string &color) { legend_.emplace_back(text, color); }

@@ -35,8 +35,8 @@ public:
   // A line through `points` (data coordinates).
   void line(const std::vector<std::pair<double, double>> &points, const std::string &color, bool dashed = false,
             const std::string &css_class = "series");
-  // A text label at data coordinates.
-  void label(double x, double y, const std::string &text, const std::string &color = "#333");
+  // A text label at data coordinates, moved down by `dy` pixels.
+  void label(double x, double y, const std::string &text, const std::string &color = "#333", double dy = 0);
   // A legend entry (drawn top-right).
   void legend(const std::string &text, const std::string &color);
   // The finished <svg> element.
