@@ -15,7 +15,7 @@ changes on a shared machine hit all of them alike. Prints a markdown table of
 medians, spreads (min-max) and ratios to nvcc, and writes it to --out.
 
 Usage: run.py [--kbcc PATH] [--nvcc PATH] [--reps N] [--jobs 1,2] [--arch sm_90]
-              [--out FILE] [--work DIR] [--max-load L]
+              [--out FILE] [--work DIR] [--max-load L] [--max-wait S]
 """
 import argparse
 import os
@@ -48,7 +48,8 @@ def parse_args():
     p.add_argument("--out", default="")
     p.add_argument("--work", default="")
     p.add_argument("--max-load", type=float, default=1.5,
-                   help="before each build wait (at most 120 s) until the 1-minute load average is below this")
+                   help="before each build wait (at most --max-wait s) until the 1-minute load average is below this")
+    p.add_argument("--max-wait", type=float, default=120)
     return p.parse_args()
 
 
@@ -75,8 +76,8 @@ def write_ninja(build_dir, compiler, arch):
     return len(sources)
 
 
-def wait_for_low_load(max_load):
-    deadline = time.monotonic() + 120
+def wait_for_low_load(max_load, max_wait):
+    deadline = time.monotonic() + max_wait
     while os.getloadavg()[0] > max_load and time.monotonic() < deadline:
         time.sleep(5)
     return os.getloadavg()[0]
@@ -118,7 +119,7 @@ def run_all(args, work, on_rep=None):
     for rep in range(args.reps):
         for j in jobs:
             for config in CONFIGS:
-                loads.append(wait_for_low_load(args.max_load))
+                loads.append(wait_for_low_load(args.max_load, args.max_wait))
                 if config == "nvcc":
                     res = timed_build(os.path.join(work, "nvcc"), j, plain_env)
                 elif config == "kbcc-cold":
