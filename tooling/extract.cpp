@@ -190,6 +190,7 @@ private:
     Kernel k;
     llvm::raw_string_ostream name(k.qualified_name);
     fd->getNameForDiagnostic(name, name_policy(ctx.getLangOpts()), /*Qualified=*/true);
+    k.qualified_name = strip_locations(k.qualified_name);
     k.mangled_names = mangled_names(fd, ctx);
     k.is_template = fd->isTemplateInstantiation();
     k.params = kernel_params(fd, ctx);

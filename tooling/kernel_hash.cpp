@@ -31,7 +31,7 @@ std::string display_name(const NamedDecl *d, const PrintingPolicy &policy) {
   llvm::raw_string_ostream os(out);
   d->getNameForDiagnostic(os, policy, /*Qualified=*/true);
   if (const auto *fd = dyn_cast<FunctionDecl>(d)) os << " : " << fd->getType().getAsString(policy);
-  return out;
+  return strip_locations(out);
 }
 
 class SectionBuilder {
@@ -57,7 +57,7 @@ public:
       std::string text;
       llvm::raw_string_ostream os(text);
       printTemplateArgumentList(os, args->asArray(), policy_);
-      out.sections.push_back({"template-args", text});
+      out.sections.push_back({"template-args", strip_locations(text)});
     }
     if (range) out.ranges.push_back(*range);
     out.ranges.insert(out.ranges.end(), ranges_.begin(), ranges_.end());

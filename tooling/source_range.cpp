@@ -77,6 +77,20 @@ PrintingPolicy name_policy(const LangOptions &lang) {
   return policy;
 }
 
+std::string strip_locations(std::string name) {
+  size_t at = 0;
+  while ((at = name.find(" at ", at)) != std::string::npos) {
+    size_t open = name.rfind('(', at), close = name.find(')', at);
+    bool located = open != std::string::npos && close != std::string::npos && name.find(':', at) < close &&
+                   name.find('(', at) > close;
+    if (located)
+      name.erase(at, close - at);
+    else
+      at += 4;
+  }
+  return name;
+}
+
 bool in_system_header(const Decl *decl, const SourceManager &sm) {
   SourceLocation loc = sm.getExpansionLoc(decl->getLocation());
   return loc.isInvalid() || sm.isInSystemHeader(loc);

@@ -33,6 +33,10 @@ std::string range_text(const FileRange &range, const clang::SourceManager &sm);
 // (a lambda prints as "(lambda)"), so names do not depend on where a checkout is.
 clang::PrintingPolicy name_policy(const clang::LangOptions &lang);
 
+// `name` without the source locations clang prints for unnamed entities in
+// some places even under name_policy(): "~(lambda at /a/b.cu:9:27)" -> "~(lambda)".
+std::string strip_locations(std::string name);
+
 // Whether `decl` was written in a system header (CUDA, CCCL, the C++ library).
 bool in_system_header(const clang::Decl *decl, const clang::SourceManager &sm);
 

@@ -1,5 +1,6 @@
 #include "support/fs.h"
 #include "tooling/extract.h"
+#include "tooling/source_range.h"
 
 #include <gtest/gtest.h>
 
@@ -117,4 +118,12 @@ TEST(ExtractIsolated, TimeoutKillsTheParse) {
   auto x = extract_isolated(r, std::chrono::milliseconds(50));
   ASSERT_FALSE(x);
   EXPECT_EQ(x.error().code, "parse-timeout");
+}
+
+TEST(Names, SourceLocationsAreStripped) {
+  EXPECT_EQ(strip_locations("f()::(anonymous class)::~(lambda at /a/b.cu:9:27) : void ()"),
+            "f()::(anonymous class)::~(lambda) : void ()");
+  EXPECT_EQ(strip_locations("g<(unnamed struct at /x.cu:1:1), (lambda at /y.cu:2:3)>"),
+            "g<(unnamed struct), (lambda)>");
+  EXPECT_EQ(strip_locations("look at this(int)"), "look at this(int)");
 }
