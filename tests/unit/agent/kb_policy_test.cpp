@@ -1,9 +1,11 @@
 #include "agent/kb_policy.h"
+#include "agent/loop.h"
 #include "agent/lowering.h"
 #include "agent/state.h"
 #include "agent/update.h"
 #include "cache/env.h"
 #include "support/fs.h"
+#include "test_support.h"
 
 #include <gtest/gtest.h>
 
@@ -105,4 +107,48 @@ TEST(KbPolicy, PatchesAreSchemaCheckedAndPersisted) {
   EXPECT_EQ(again->summary("readonly_cache_ldg", "sm_90").attempts, 1u);
   env->reset();
   remove_all(dir);
+}
+
+TEST(KbPolicy, SeedKbDrivesTheMechanicalLoop) {
+  // A streaming kernel on the seed KB without an LLM: the loop reaches the
+  // read-only-cache technique (restrict_ldg) and records the evidence.
+  KbPolicy p(*kb::seed_policy(), nullptr, "tester");
+  auto run = [&](uint64_t seed) {
+    test::FakeEvaluator ev;
+    ev.base = Measurement{Timing{1.0, 0.002, 50}, kStreaming, 1};
+    ev.judge = [](const Candidate &c) {
+      bool ldg = c.source.find("__restrict__") != std::string::npos;
+      return test::ok_eval(ldg ? 0.8 : 1.0, kStreaming);
+    };
+    KernelTask t;
+    t.kernel.qualified_name = "saxpy";
+    t.kernel.hash = "ffff0000000000000000000000000000";
+    t.kernel.source = test::kSaxpy;
+    t.arch = "sm_90";
+    t.launches.resize(1);
+    t.launches[0].block[0] = 128;
+    CombinedLowerer lowerer(nullptr);
+    LoopOptions o;
+    o.seed = seed;
+    Budget b;
+    auto r = optimize_kernel(t, ev, p, lowerer, o, b, {});
+    EXPECT_TRUE(r);
+    return *r;
+  };
+  KernelResult first = run(1);
+  ASSERT_TRUE(first.best.has_value());
+  EXPECT_NE(first.best->source.find("const float * __restrict__ x"), std::string::npos);
+  EXPECT_NEAR(first.speedup, 1.25, 1e-9);
+  const Option *ldg = find(p.options("dram_bandwidth_bound", "sm_90"), "readonly_cache_ldg");
+  ASSERT_NE(ldg, nullptr);
+  EXPECT_GE(ldg->stats.successes, 1);
+  // It is the seed KB's only mechanical technique for this state, so every
+  // kernel's first step uses it, and the evidence adds up across kernels.
+  int before = ldg->stats.successes;
+  for (uint64_t seed = 100; seed < 105; ++seed) {
+    KernelResult r = run(seed);
+    ASSERT_FALSE(r.trajectories.empty());
+    EXPECT_EQ(r.trajectories[0].steps.at(0).option, "readonly_cache_ldg");
+  }
+  EXPECT_GE(find(p.options("dram_bandwidth_bound", "sm_90"), "readonly_cache_ldg")->stats.successes, before + 5);
 }
