@@ -94,6 +94,16 @@ private:
     return out;
   }
 
+  // `r` extended over the ';' that ends a type or variable declaration.
+  FileRange with_semicolon(FileRange r) const {
+    bool invalid = false;
+    StringRef buffer = sm_.getBufferData(r.file, &invalid);
+    if (invalid) return r;
+    size_t next = buffer.find_first_not_of(" \t\r\n", r.end);
+    if (next != StringRef::npos && buffer[next] == ';') r.end = static_cast<unsigned>(next + 1);
+    return r;
+  }
+
   // User source of the dependencies (outermost ranges only), in file order.
   std::string dependency_text(const MacroUses &) {
     std::vector<FileRange> rs(ranges_);
@@ -108,7 +118,7 @@ private:
     const FileRange *last = nullptr;
     for (const FileRange &r : rs) {
       if (last && last->contains(r)) continue;
-      out += range_text(r, sm_) + "\n\n";
+      out += range_text(with_semicolon(r), sm_) + "\n\n";
       last = &r;
     }
     return out;

@@ -143,3 +143,26 @@ TEST(RewriteRoundTrip, DiagnosticsNameTheVariantAndTheUserFile) {
   err = diagnostics(unit, path, {k.begin, k.end, {{800, "kbcc-variant-80", variant(0x5eed80)}}});
   EXPECT_NE(err.find(path + "(" + std::to_string(assert_line) + ")"), std::string::npos) << err;
 }
+
+TEST(DependencyText, KernelAndItsDependenciesCompileOnTheirOwn) {
+  if (!file_exists(kNvcc)) GTEST_SKIP() << "nvcc not found";
+  ParseRequest r;
+  r.source = std::string(KBCC_TOOLING_INPUTS) + "/hash/base.cu";
+  r.arch = "sm_80";
+  r.cuda_root = KBCC_CUDA_ROOT;
+  std::string tmp = *make_temp_dir("kbcc-deps");
+  r.shim_dir = tmp + "/shims";
+  auto x = extract_in_process(r);
+  ASSERT_TRUE(x);
+  const Kernel *target = nullptr;
+  for (const Kernel &k : x->kernels)
+    if (k.qualified_name == "target") target = &k;
+  ASSERT_TRUE(target);
+  EXPECT_NE(target->dependencies.find("#define FACTOR 3"), std::string::npos);
+  EXPECT_EQ(target->dependencies.find("unrelated"), std::string::npos);
+  ASSERT_TRUE(write_file_atomic(tmp + "/alone.cu", target->dependencies + target->source + "\n"));
+  auto nvcc = run_process({kNvcc, "-c", "-arch=sm_80", tmp + "/alone.cu", "-o", tmp + "/alone.o"});
+  ASSERT_TRUE(nvcc);
+  EXPECT_EQ(nvcc->exit_code, 0) << nvcc->err;
+  remove_all(tmp);
+}
