@@ -1,0 +1,8 @@
+__constant__ float coeff = 3.0f;
+__device__ int counter[4];
+int host_setting = 1;
+
+__global__ void target(float *p) {
+  p[threadIdx.x] *= coeff;
+  atomicAdd(&counter[0], 1);
+}
