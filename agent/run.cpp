@@ -182,138 +182,68 @@ Expected<std::vector<std::string>> optimizable_kernels(const Config &config, con
   return out;
 }
 
-int run_optimize(const Config &config, const RunRequest &req, std::ostream &out, std::ostream &err) {
-  gpu::RunnerOptions runner;
-  auto dev = gpu::device_info(runner);
-  if (!dev) {
-    err << "kbcc: no usable GPU: " << dev.error().message << "\n";
-    return 1;
+namespace {
+
+// The stores and helpers one run works with.
+struct Stores {
+  kb::Registry registry;
+  kb::PolicyStore policy;
+  kb::TrajectoryStore trajectories;
+  cache::VariantStore variants;
+  explicit Stores(cache::Env &env) : registry(env), policy(env), trajectories(env), variants(env) {}
+};
+
+// Records the first baseline the loop measures (for the trajectory records).
+class BaselineRecorder : public Evaluator {
+public:
+  BaselineRecorder(Evaluator &inner, Measurement &base) : inner_(inner), base_(base) {}
+  Expected<Measurement> baseline(const KernelTask &t) override {
+    auto m = inner_.baseline(t);
+    if (m && base_.timing.median_ms == 0) base_ = *m;
+    return m;
   }
-  if (!req.arch.empty() && req.arch != dev->arch) {
-    err << "kbcc: the local GPU (" << dev->name << ") is " << dev->arch << "; variants for " << req.arch
-        << " must be produced on a " << req.arch << " GPU\n";
-    return 1;
-  }
-  auto env = cache::Env::open(config.dir(), cache::env_options(config));
-  if (!env) {
-    err << "kbcc: " << env.error().message << "\n";
-    return 1;
-  }
-  kb::Registry registry(**env);
-  kb::PolicyStore policy_store(**env);
-  kb::TrajectoryStore trajectories(**env);
-  cache::VariantStore variants(**env);
-  auto entries = registry.list();
-  auto loaded = policy_store.load();
-  auto contributor = policy_store.contributor(config.get("contributor"));
-  std::string captures_dir = config.dir() + "/captures";
-  gpu::CaptureFilter filter;
-  filter.arch = dev->arch;
-  filter.replayable_only = true;
-  auto caps = gpu::list_captures(captures_dir, filter);
-  for (const Error *e : {entries ? nullptr : &entries.error(), loaded ? nullptr : &loaded.error(),
-                         contributor ? nullptr : &contributor.error(), caps ? nullptr : &caps.error()})
-    if (e) {
-      err << "kbcc: " << e->message << "\n";
-      return 1;
+  Expected<Evaluation> evaluate(const KernelTask &t, const Candidate &c) override { return inner_.evaluate(t, c); }
+
+private:
+  Evaluator &inner_;
+  Measurement &base_;
+};
+
+// Hooks that store trajectories and variants of one kernel and run the
+// textual gradient when an LLM is configured.
+LoopHooks kernel_hooks(Stores &stores, const RunRequest &req, RunContext &ctx, const Measurement &base,
+                       std::map<int, std::string> &ids, llm::Client *client, ProgressBar &bar) {
+  LoopHooks hooks;
+  hooks.progress = [&bar](long d, long t, const std::string &label) { bar.update(d, t, label); };
+  hooks.store_trajectory = [&](const TrajectoryRecord &t) {
+    kb::Trajectory k = store_trajectory(t, base, ctx, cache::now_seconds());
+    ids[t.index] = k.id;
+    return stores.trajectories.put(k);
+  };
+  hooks.store_variant = [&](const KernelTask &t, const Candidate &c, const Measurement &b, const Evaluation &e,
+                            int traj) {
+    cache::VariantRecord record = variant_record(t, c, b, e, ctx, ids[traj]);
+    if (req.prepare_variant) {
+      Status st = req.prepare_variant(record);
+      if (!st) return st;
     }
-  std::vector<KernelTask> tasks = collect_tasks(*entries, *caps, dev->arch, req.kernel);
-  if (tasks.empty()) {
-    if (!req.kernel.empty()) {
-      err << "kbcc: no registry kernel matching '" << req.kernel << "' has replayable captures for " << dev->arch
-          << "\n";
-      return 1;
-    }
-    out << "kbcc: no registry kernel has replayable captures for " << dev->arch
-        << "; build with kbcc, then run `kbcc capture -- <program>`\n";
-    return 0;
-  }
-  RunContext ctx{dev->name,           std::to_string(dev->driver_version), *contributor, kb::policy_id(*loaded), "", "",
-                 cache::now_seconds()};
-  KbPolicy policy(*loaded, &policy_store, *contributor);
-  std::unique_ptr<llm::Client> client;
-  std::unique_ptr<LlmLowerer> llm;
-  llm::ClientOptions lo = llm::options_from_config(config);
-  if (req.use_llm && !lo.api.empty()) {
-    auto c = llm::make_client(lo);
-    if (!c) {
-      err << "kbcc: LLM configuration: " << c.error().message << "\n";
-      return 1;
-    }
-    client = std::move(*c);
-    llm = std::make_unique<LlmLowerer>(*client);
-    ctx.llm_model = lo.model;
-  }
-  CombinedLowerer lowerer(llm.get());
-  GpuEvaluatorOptions go;
-  go.captures_dir = captures_dir;
-  go.nvcc = real_nvcc(config);
-  go.runner = runner;
-  GpuEvaluator evaluator(go);
-  ProgressBar bar(isatty(2));
-  Budget budget;
-  long done = 0, total = static_cast<long>(tasks.size()) * req.loop.trajectories * req.loop.depth;
-  out << "kbcc optimize: " << tasks.size() << " kernel(s) on " << dev->name << " (" << dev->arch << "), "
-      << req.loop.trajectories << " trajectories x " << req.loop.depth << " steps, "
-      << (llm ? "LLM " + lo.model + " + mechanical" : std::string("mechanical transforms only")) << "\n";
-  std::vector<std::pair<KernelTask, KernelResult>> results;
-  int failures = 0;
-  for (const KernelTask &task : tasks) {
-    if (budget.exhausted(req.loop)) break;
-    ctx.toolchain = "";
-    if (auto e = registry.get(task.kernel.hash); e && *e) ctx.toolchain = (*e)->toolchain;
-    Measurement base;
-    LoopHooks hooks;
-    std::map<int, std::string> ids;
-    hooks.progress = [&](long d, long t, const std::string &label) { bar.update(d, t, label); };
-    hooks.store_trajectory = [&](const TrajectoryRecord &t) {
-      kb::Trajectory k = store_trajectory(t, base, ctx, cache::now_seconds());
-      ids[t.index] = k.id;
-      return trajectories.put(k);
+    auto put = stores.variants.put(record);
+    if (!put) return Status(put.error());
+    if (*put && req.stored_variant) req.stored_variant(record);
+    return Status::ok();
+  };
+  if (client)
+    hooks.learn = [client](Policy &p, const std::vector<TrajectoryRecord> &recent) -> Expected<Usage> {
+      auto g = textual_gradient(*client, p, recent);
+      if (!g) return g.error();
+      if (!g->applied) log_line("kbcc optimize: KB edit not applied: " + g->message);
+      return g->usage;
     };
-    hooks.store_variant = [&](const KernelTask &t, const Candidate &c, const Measurement &b, const Evaluation &e,
-                              int traj) {
-      cache::VariantRecord record = variant_record(t, c, b, e, ctx, ids[traj]);
-      if (req.prepare_variant) {
-        Status st = req.prepare_variant(record);
-        if (!st) return st;
-      }
-      auto put = variants.put(record);
-      if (!put) return Status(put.error());
-      if (*put && req.stored_variant) req.stored_variant(record);
-      return Status::ok();
-    };
-    if (llm)
-      hooks.learn = [&](Policy &p, const std::vector<TrajectoryRecord> &recent) -> Expected<Usage> {
-        auto g = textual_gradient(*client, p, recent);
-        if (!g) return g.error();
-        if (!g->applied) log_line("kbcc optimize: KB edit not applied: " + g->message);
-        return g->usage;
-      };
-    // The baseline is measured inside the loop; capture it for the trajectory records.
-    struct Recorder : Evaluator {
-      Evaluator &inner;
-      Measurement &base;
-      Recorder(Evaluator &i, Measurement &b) : inner(i), base(b) {}
-      Expected<Measurement> baseline(const KernelTask &t) override {
-        auto m = inner.baseline(t);
-        if (m && base.timing.median_ms == 0) base = *m;
-        return m;
-      }
-      Expected<Evaluation> evaluate(const KernelTask &t, const Candidate &c) override { return inner.evaluate(t, c); }
-    } recorder(evaluator, base);
-    auto r = optimize_kernel(task, recorder, policy, lowerer, req.loop, budget, hooks, &done, total);
-    if (!r) {
-      bar.finish();
-      err << "kbcc: " << task.kernel.qualified_name << ": " << r.error().message << "\n";
-      log_line("kbcc optimize: " + task.kernel.qualified_name + ": " + r.error().message);
-      ++failures;
-      done += static_cast<long>(req.loop.trajectories) * req.loop.depth;
-      continue;
-    }
-    results.emplace_back(task, *r);
-  }
-  bar.finish();
+  return hooks;
+}
+
+void print_table(std::ostream &out, const std::vector<std::pair<KernelTask, KernelResult>> &results,
+                 const Budget &budget) {
   out << std::left << std::setw(28) << "kernel" << " " << std::setw(7) << "arch" << " " << std::right << std::setw(11)
       << "baseline_us" << " " << std::setw(11) << "best_us" << " " << std::setw(8) << "speedup" << "  " << std::left
       << std::setw(34) << "optimizations" << " verdict\n";
@@ -321,6 +251,96 @@ int run_optimize(const Config &config, const RunRequest &req, std::ostream &out,
     print_row(out, t, r);
   out << "gpu seconds " << std::fixed << std::setprecision(1) << budget.gpu_seconds << ", tokens " << budget.tokens
       << ", cost " << std::setprecision(4) << budget.cost << "\n";
+}
+
+// The tasks of this run; an Error names the store, KB or capture problem.
+Expected<std::vector<KernelTask>> load_tasks(const Config &config, Stores &stores, const std::string &arch,
+                                             const std::string &filter) {
+  auto entries = stores.registry.list();
+  if (!entries) return entries.error();
+  gpu::CaptureFilter cf;
+  cf.arch = arch;
+  cf.replayable_only = true;
+  auto caps = gpu::list_captures(config.dir() + "/captures", cf);
+  if (!caps) return caps.error();
+  return collect_tasks(*entries, *caps, arch, filter);
+}
+
+// Prints "kbcc: <message>" and returns the failure exit status.
+int fail(std::ostream &err, const std::string &message) {
+  err << "kbcc: " << message << "\n";
+  return 1;
+}
+
+} // namespace
+
+int run_optimize(const Config &config, const RunRequest &req, std::ostream &out, std::ostream &err) {
+  gpu::RunnerOptions runner;
+  auto dev = gpu::device_info(runner);
+  if (!dev) return fail(err, "no usable GPU: " + dev.error().message);
+  if (!req.arch.empty() && req.arch != dev->arch)
+    return fail(err, "the local GPU (" + dev->name + ") is " + dev->arch + "; variants for " + req.arch +
+                         " must be produced on a " + req.arch + " GPU");
+  auto env = cache::Env::open(config.dir(), cache::env_options(config));
+  if (!env) return fail(err, env.error().message);
+  Stores stores(**env);
+  auto tasks = load_tasks(config, stores, dev->arch, req.kernel);
+  auto loaded = stores.policy.load();
+  auto contributor = stores.policy.contributor(config.get("contributor"));
+  for (const Error *e : {tasks ? nullptr : &tasks.error(), loaded ? nullptr : &loaded.error(),
+                         contributor ? nullptr : &contributor.error()})
+    if (e) return fail(err, e->message);
+  if (tasks->empty() && !req.kernel.empty())
+    return fail(err, "no registry kernel matching '" + req.kernel + "' has replayable captures for " + dev->arch);
+  if (tasks->empty()) {
+    out << "kbcc: no registry kernel has replayable captures for " << dev->arch
+        << "; build with kbcc, then run `kbcc capture -- <program>`\n";
+    return 0;
+  }
+  RunContext ctx{dev->name,           std::to_string(dev->driver_version), *contributor, kb::policy_id(*loaded), "", "",
+                 cache::now_seconds()};
+  std::unique_ptr<llm::Client> client;
+  std::unique_ptr<LlmLowerer> llm;
+  llm::ClientOptions lo = llm::options_from_config(config);
+  if (req.use_llm && !lo.api.empty()) {
+    auto c = llm::make_client(lo);
+    if (!c) return fail(err, "LLM configuration: " + c.error().message);
+    client = std::move(*c);
+    llm = std::make_unique<LlmLowerer>(*client);
+    ctx.llm_model = lo.model;
+  }
+  KbPolicy policy(*loaded, &stores.policy, *contributor);
+  CombinedLowerer lowerer(llm.get());
+  GpuEvaluator evaluator(GpuEvaluatorOptions{config.dir() + "/captures", real_nvcc(config), runner});
+  ProgressBar bar(isatty(2));
+  Budget budget;
+  long done = 0, total = static_cast<long>(tasks->size()) * req.loop.trajectories * req.loop.depth;
+  out << "kbcc optimize: " << tasks->size() << " kernel(s) on " << dev->name << " (" << dev->arch << "), "
+      << req.loop.trajectories << " trajectories x " << req.loop.depth << " steps, "
+      << (llm ? "LLM " + lo.model + " + mechanical" : std::string("mechanical transforms only")) << "\n";
+  std::vector<std::pair<KernelTask, KernelResult>> results;
+  int failures = 0;
+  for (const KernelTask &task : *tasks) {
+    if (budget.exhausted(req.loop)) break;
+    auto entry = stores.registry.get(task.kernel.hash);
+    ctx.toolchain = entry && *entry ? (*entry)->toolchain : "";
+    Measurement base;
+    std::map<int, std::string> ids;
+    LoopHooks hooks = kernel_hooks(stores, req, ctx, base, ids, client.get(), bar);
+    BaselineRecorder recorder(evaluator, base);
+    auto r = optimize_kernel(task, recorder, policy, lowerer, req.loop, budget, hooks, &done, total);
+    if (r) {
+      results.emplace_back(task, *r);
+      continue;
+    }
+    bar.finish();
+    err << "kbcc: " << task.kernel.qualified_name << ": " << r.error().message << "\n";
+    log_line("kbcc optimize: " + task.kernel.qualified_name + ": " + r.error().message);
+    ++failures;
+    done += static_cast<long>(req.loop.trajectories) * req.loop.depth;
+  }
+  bar.finish();
+  print_table(out, results, budget);
   return failures > 0 && results.empty() ? 1 : 0;
 }
 
