@@ -1,4 +1,7 @@
+#include "agent/kernel_text.h"
+#include "agent/transforms.h"
 #include "agent/work_check.h"
+#include "support/fs.h"
 #include "test_support.h"
 
 #include <gtest/gtest.h>
@@ -50,4 +53,32 @@ TEST(WorkCheck, WritesThroughForms) {
   EXPECT_TRUE(writes_through("{ out[i]++; }", "out"));
   EXPECT_FALSE(writes_through("{ v = out[i] == 1; }", "out"));
   EXPECT_FALSE(writes_through("{ // out[i] = 1;\n }", "out"));
+}
+
+TEST(WorkCheck, MechanicalTransformsOfTheExampleKernelsPass) {
+  // Every transform that applies to the example app's kernels keeps the
+  // contract the static check enforces (no false "removed work").
+  for (const char *file : {"saxpy.cu", "matmul.cu", "reduce.cu"}) {
+    auto text = kbcc::read_file(std::string(KBCC_SOURCE_DIR) + "/examples/src/" + file);
+    ASSERT_TRUE(text) << file;
+    auto k = parse_kernel_text(*text);
+    ASSERT_TRUE(k) << file;
+    std::string kernel = text->substr(k->global_pos, k->body_close + 1 - k->global_pos);
+    TransformContext ctx;
+    ctx.launches.resize(1);
+    ctx.launches[0].block[0] = 256;
+    ctx.metrics["registers_per_thread"] = 40;
+    int applied = 0;
+    for (const Transform &t : transforms()) {
+      auto out = t.apply(kernel, ctx);
+      if (!out) {
+        EXPECT_EQ(out.error().code, "not-applicable") << file << " " << t.id;
+        continue;
+      }
+      ++applied;
+      auto st = check_candidate(kernel, *out);
+      EXPECT_TRUE(st) << file << " " << t.id << ": " << (st ? "" : st.error().message);
+    }
+    EXPECT_GE(applied, 2) << file;
+  }
 }
