@@ -91,7 +91,7 @@ void update_policy(Context &c, const Option &option, const std::string &state, S
 enum class StepEnd { Done, Skip, NoCandidates };
 
 // One step from `pos`; moves `pos` when the candidate improved on it.
-StepEnd run_step(Context &c, Position &pos, Rng &rng, std::set<std::string> &tried, StepRecord &step) {
+StepEnd run_step(Context &c, Position &pos, Rng &rng, std::set<std::string> &tried, StepRecord &step, int trajectory) {
   auto eligible = [&](const Option &o) { return !tried.count(o.id) && c.lowerer.can_lower(o); };
   auto choice = select_option(c.policy.options(pos.state, c.task.arch), eligible, c.options.selector, rng);
   // Nothing of the state's own can be lowered: probe with the rest of the KB.
@@ -103,7 +103,7 @@ StepEnd run_step(Context &c, Position &pos, Rng &rng, std::set<std::string> &tri
   step.option = option.id;
   step.explored = choice->explored;
   step.predicted = expected_speedup(option);
-  LoweringRequest req{&c.task, &pos.candidate, State{pos.state, "", "", {}}, pos.metrics, option};
+  LoweringRequest req{&c.task, &pos.candidate, State{pos.state, "", "", {}}, pos.metrics, option, trajectory};
   for (const State &s : c.policy.states())
     if (s.name == pos.state) req.state = s;
   auto lowered = charged(c, step, [&] { return c.lowerer.lower(req); });
@@ -158,7 +158,7 @@ TrajectoryRecord run_trajectory(Context &c, int index, const Position &start, Rn
     step.index = d;
     StepEnd end;
     auto step_start = std::chrono::steady_clock::now();
-    while ((end = run_step(c, pos, rng, tried, step)) == StepEnd::Skip) {
+    while ((end = run_step(c, pos, rng, tried, step, index)) == StepEnd::Skip) {
       step = StepRecord{};
       step.index = d;
     }

@@ -4,6 +4,7 @@
 // repair its own candidates from compiler and validation feedback.
 #pragma once
 #include "agent/policy.h"
+#include "agent/transforms.h"
 #include "agent/types.h"
 #include "support/expected.h"
 
@@ -29,8 +30,9 @@ struct LoweringRequest {
   const KernelTask *task = nullptr;
   const Candidate *start = nullptr; // the current best of the trajectory
   State state;
-  Metrics metrics; // profile of `start`
-  Option option;   // the chosen optimization
+  Metrics metrics;    // profile of `start`
+  Option option;      // the chosen optimization
+  int trajectory = 0; // which trajectory asks: mechanical transforms vary their parameters by it
 };
 
 struct Lowered {
@@ -53,6 +55,12 @@ public:
   // Everything this lowerer has spent so far, failed requests included.
   virtual Usage spent() const { return {}; }
 };
+
+// Parameters of a mechanical transform for one trajectory, so trajectories
+// explore different settings: unroll factor 4, 8, 2, 16; launch_bounds
+// minimum blocks none, 2, 4; maxnreg cap 3/4, 5/8, 1/2 of the registers.
+TransformContext transform_context(const KernelTask &task, const Metrics &metrics, const std::string &transform,
+                                   int trajectory);
 
 // Applies the option's mechanical transform (agent/transforms.h).
 class MechanicalLowerer : public Lowerer {

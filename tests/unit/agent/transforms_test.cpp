@@ -1,4 +1,5 @@
 #include "agent/kernel_text.h"
+#include "agent/lowering.h"
 #include "agent/transforms.h"
 #include "test_support.h"
 
@@ -111,4 +112,20 @@ TEST(Transforms, BlockSizeIsNeverMechanical) {
   EXPECT_EQ(run_transform("block_size", test::kSaxpy).rfind("ERROR(not-applicable)", 0), 0u);
   EXPECT_EQ(find_transform("launch_bounds")->safety, Safety::LaunchConfig);
   EXPECT_STREQ(safety_name(find_transform("fast_math")->safety), "numerics");
+}
+
+TEST(Transforms, TrajectoriesExploreParameters) {
+  KernelTask t;
+  t.launches.resize(1);
+  Metrics m{{"registers_per_thread", 128}};
+  EXPECT_EQ(transform_context(t, m, "unroll", 0).params.at("factor"), "4");
+  EXPECT_EQ(transform_context(t, m, "unroll", 1).params.at("factor"), "8");
+  EXPECT_EQ(transform_context(t, m, "unroll", 5).params.at("factor"), "8");
+  EXPECT_EQ(transform_context(t, m, "launch_bounds", 0).params.count("min_blocks"), 0u);
+  EXPECT_EQ(transform_context(t, m, "launch_bounds", 2).params.at("min_blocks"), "4");
+  EXPECT_EQ(transform_context(t, m, "maxnreg", 0).params.at("registers"), "96");
+  EXPECT_EQ(transform_context(t, m, "maxnreg", 2).params.at("registers"), "64");
+  EXPECT_EQ(transform_context(t, {}, "maxnreg", 2).params.count("registers"), 0u);
+  std::string out = run_transform("launch_bounds", test::kSaxpy, transform_context(t, m, "launch_bounds", 1));
+  EXPECT_NE(out.find("__launch_bounds__(1, 2)"), std::string::npos) << out;
 }
