@@ -147,6 +147,13 @@ int compile(const Compilation &c, const Config &config, const std::string &nvcc,
   if (!plan) {
     stats[cache::kFallbacks] += 1;
     flush_stats(config, stats);
+    if (plan.error().code == "bad-snapshot" && config.get_bool("strict")) {
+      // KBCC_STRICT: a pinned build must not silently build something else.
+      if (speculative) speculative->kill();
+      log_line("error (bad-snapshot, strict): " + c.unit.source + ": " + plan.error().message);
+      std::fprintf(stderr, "kbcc: error: %s (KBCC_STRICT is set)\n", plan.error().message.c_str());
+      return 1;
+    }
     log_line("fallback (" + plan.error().code + "): " + c.unit.source + ": " + plan.error().message);
     say(o, "fallback: " + plan.error().message);
     if (o.dry_run) return print_command(c.unit.nvcc_argv), 0;
