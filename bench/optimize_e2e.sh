@@ -15,7 +15,7 @@ gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 slug=$(echo "$gpu" | tr 'A-Z ' 'a-z-' | tr -cd 'a-z0-9-')
 out=$root/bench/results/optimize-e2e-$slug.md
 
-cmake -S "$root/examples" -B "$work/build" -DCMAKE_CUDA_COMPILER="$kbcc" -DCMAKE_CUDA_ARCHITECTURES=native >/dev/null
+cmake -S "$root/examples" -B "$work/build" -DCMAKE_CUDA_COMPILER="$kbcc" -DCMAKE_CUDA_ARCHITECTURES="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d " .")" >/dev/null
 cmake --build "$work/build" >/dev/null
 "$work/build/app" --reps "$reps" >"$work/before.txt"
 "$kbcc" capture -- "$work/build/app" --reps 3 >/dev/null
