@@ -30,7 +30,7 @@ for f in "$dest/bin/kbcc" "$dest/bin/kbcc-gpu" "$dest/lib/libkbcc_capture.so" "$
   ldd "$f" | awk '/=> \// {print $3}' | grep -Ev "$skip" | while read -r lib; do cp -nL "$lib" "$dest/lib/"; done
 done
 for f in "$dest/bin/kbcc" "$dest/bin/kbcc-gpu" "$dest/tools/FileCheck" "$dest/tools/not" "$dest/tools/count"; do
-  patchelf --set-rpath "\$ORIGIN/../lib" "$f"
+  patchelf --force-rpath --set-rpath "\$ORIGIN/../lib" "$f"  # DT_RPATH: also for transitive deps
 done
 tar cJf "$dest/clang-include.tar.xz" -C "$llvm/lib/clang/19" include
 XZ_OPT=-T2 tar cJf "$root/.carry/kbcc.tar.xz" -C "$root/.carry" kbcc
