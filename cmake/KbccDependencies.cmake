@@ -1,7 +1,7 @@
 # Finds every third-party dependency once and names what is missing.
 set(_kbcc_missing "")
 
-find_package(LLVM 19 CONFIG PATHS ${KBCC_LLVM_ROOT}/lib/cmake/llvm NO_DEFAULT_PATH)
+find_package(LLVM CONFIG PATHS ${KBCC_LLVM_ROOT}/lib/cmake/llvm NO_DEFAULT_PATH)
 find_package(Clang CONFIG PATHS ${KBCC_LLVM_ROOT}/lib/cmake/clang NO_DEFAULT_PATH)
 if(NOT LLVM_FOUND OR NOT Clang_FOUND)
   list(APPEND _kbcc_missing "llvm-19-dev libclang-19-dev libclang-cpp19-dev")
