@@ -2,6 +2,7 @@
 #include "kb/registry.h"
 
 #include "cache/json_fields.h"
+#include "tooling/param_json.h"
 
 #include <algorithm>
 #include <set>
@@ -12,18 +13,6 @@ using cache::FieldReader;
 using nlohmann::json;
 
 namespace {
-
-json param_to_json(const tooling::Param &p) {
-  return {{"name", p.name},
-          {"type", p.type},
-          {"is_pointer", p.is_pointer},
-          {"pointee_const", p.pointee_const},
-          {"pointee_type", p.pointee_type},
-          {"is_record", p.is_record},
-          {"size", p.size},
-          {"align", p.align},
-          {"offset", p.offset}};
-}
 
 Expected<tooling::Param> param_from_json(const json &j, const std::string &origin, const std::string &path) {
   tooling::Param p;
@@ -40,7 +29,7 @@ Expected<tooling::Param> param_from_json(const json &j, const std::string &origi
 json to_json(const RegistryEntry &e) {
   json params = json::array();
   for (const auto &p : e.params)
-    params.push_back(param_to_json(p));
+    params.push_back(tooling::param_to_json(p));
   return {{"hash", e.hash},
           {"qualified_name", e.qualified_name},
           {"mangled_names", e.mangled_names},

@@ -1,5 +1,7 @@
 #include "tooling/serialize.h"
 
+#include "tooling/param_json.h"
+
 #include <nlohmann/json.hpp>
 
 namespace kbcc::tooling {
@@ -7,22 +9,10 @@ using nlohmann::json;
 
 namespace {
 
-json param_json(const Param &p) {
-  return {{"name", p.name},
-          {"type", p.type},
-          {"is_pointer", p.is_pointer},
-          {"pointee_const", p.pointee_const},
-          {"pointee_type", p.pointee_type},
-          {"is_record", p.is_record},
-          {"size", p.size},
-          {"align", p.align},
-          {"offset", p.offset}};
-}
-
 json kernel_json(const Kernel &k) {
   json params = json::array(), launches = json::array(), inputs = json::array();
   for (const Param &p : k.params)
-    params.push_back(param_json(p));
+    params.push_back(tooling::param_to_json(p));
   for (const LaunchSite &l : k.launches)
     launches.push_back({{"file", l.file}, {"line", l.line}, {"column", l.column}});
   for (const HashSection &s : k.hash_inputs)
