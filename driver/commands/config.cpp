@@ -2,6 +2,7 @@
 #include "support/config.h"
 
 #include "driver/command.h"
+#include "remote/store.h"
 
 #include <cstdio>
 
@@ -22,11 +23,18 @@ constexpr const char *kUsage =
 
 bool is_secret(const std::string &key) { return key == "llm_api_key"; }
 
+// The value as --list shows it: secrets hidden, credentials cut out of URLs.
+std::string shown_value(const std::string &key, const std::string &value) {
+  if (value.empty()) return value;
+  if (is_secret(key)) return "(set)";
+  if (key == "remote") return remote::redact_url(value);
+  return value;
+}
+
 int list(const Config &c) {
   std::printf("# config file: %s\n", c.file().c_str());
   for (const auto &k : config_keys()) {
-    std::string value = c.get(k.key);
-    if (is_secret(k.key) && !value.empty()) value = "(set)";
+    std::string value = shown_value(k.key, c.get(k.key));
     std::printf("%-18s %-24s %-40s %s\n", k.key, k.env, value.empty() ? "\"\"" : value.c_str(),
                 c.origin(k.key).c_str());
   }
