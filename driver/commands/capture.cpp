@@ -1,12 +1,9 @@
 // `kbcc capture`: record real kernel launches of a program for replay.
+#include "cache/env.h"
 #include "driver/command.h"
 #include "gpu/harness.h"
-#include "support/config.h"
-
-#ifndef KBCC_HARNESS_ONLY // the LLVM/LMDB-free harness build has no registry
-#include "cache/env.h"
 #include "kb/registry.h"
-#endif
+#include "support/config.h"
 
 #include <cstdio>
 #include <map>
@@ -53,7 +50,6 @@ bool is_hash(const std::string &k) {
 // Registry kernels as mangled name -> kernel hash; empty without a registry.
 Expected<std::map<std::string, std::string>> registry_names(const Config &config) {
   std::map<std::string, std::string> names;
-#ifndef KBCC_HARNESS_ONLY
   cache::EnvOptions eo;
   eo.read_only = true;
   auto env = cache::Env::open(config.dir(), eo);
@@ -66,7 +62,6 @@ Expected<std::map<std::string, std::string>> registry_names(const Config &config
   for (const auto &e : *all)
     for (const auto &m : e.mangled_names)
       names[m] = e.hash;
-#endif
   return names;
 }
 

@@ -1,13 +1,10 @@
 // `kbcc replay`: replay a captured launch with the original or a variant cubin
 // and compare every output; optionally fuzz, sanitize and time it.
+#include "cache/env.h"
 #include "driver/command.h"
 #include "gpu/harness.h"
-#include "support/config.h"
-
-#ifndef KBCC_HARNESS_ONLY // the LLVM/LMDB-free harness build has no registry
-#include "cache/env.h"
 #include "kb/registry.h"
-#endif
+#include "support/config.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -22,7 +19,6 @@ using TypeTable = std::map<std::string, std::map<unsigned, gpu::ElementType>>;
 
 TypeTable registry_types(const Config &config) {
   TypeTable table;
-#ifndef KBCC_HARNESS_ONLY
   cache::EnvOptions eo;
   eo.read_only = true;
   auto env = cache::Env::open(config.dir(), eo);
@@ -40,7 +36,6 @@ TypeTable registry_types(const Config &config) {
     for (const auto &m : e.mangled_names)
       table[m] = types;
   }
-#endif
   return table;
 }
 

@@ -3,6 +3,7 @@
 # by scripts/device/bundle.sh: unpacks the bundle and runs what is asked.
 #   scripts/device/run-gpu.sh lit [lit paths...]     cuda-gpu lit tests (log under $OUT)
 #   scripts/device/run-gpu.sh bench-optimize         bench/optimize/run.sh into $OUT/optimize
+#   scripts/device/run-gpu.sh bench-harness          harness measurements into $OUT/bench.md
 #   scripts/device/run-gpu.sh env                    versions and ldd (into $OUT/env.txt)
 set -uo pipefail
 root=$(pwd)
@@ -44,5 +45,7 @@ CFG
     exit "${PIPESTATUS[0]}" ;;
   bench-optimize)
     bash bench/optimize/run.sh "$OUT/optimize" "$@" ;;
+  bench-harness)
+    KBCC=$B/bin/kbcc OUT=$OUT bash scripts/device/bench-harness.sh ;;
   *) echo "run-gpu.sh: unknown step '$what'" >&2; exit 2 ;;
 esac

@@ -1,54 +1,9 @@
-#!/bin/bash
-# Runs kbcc's GPU harness tests (lit, REQUIRES: cuda-gpu) and benchmarks on a
-# GPU machine, from the repository root, with .carry/gpu-harness made by
-# scripts/gpu/prepare-carry.sh. Results go to $OUT (default /tmp/kbcc-gpu-out):
-#   env.txt       GPU, driver, tool versions, ldd of the carried binaries
-#   lit.log       the lit run
-#   bench.md      summary table (copy to bench/results/gpu-harness.md)
-#   bench.log     raw output of the benchmark steps
-#   ncu-raw.csv   one real `ncu --csv --page raw` output (parser fixture)
+#!/usr/bin/env bash
+# GPU harness measurements (capture cost and size, replay, timing noise, ncu,
+# sanitizers, PyTorch), called by scripts/device/run-gpu.sh bench-harness with
+# KBCC pointing at the bundled kbcc and $OUT set. Writes $OUT/bench.md (copy to
+# bench/results/gpu-harness.md), $OUT/bench.log and $OUT/ncu-raw.csv.
 set -u
-root=$(pwd)
-OUT=${OUT:-/tmp/kbcc-gpu-out}
-mkdir -p "$OUT"
-C=$root/.carry/gpu-harness
-export LD_LIBRARY_PATH=$C/llvm-lib:${LD_LIBRARY_PATH:-}
-export PATH=$C/bin:/usr/local/cuda/bin:$PATH
-export PYTHONUNBUFFERED=1
-KBCC=$C/bin/kbcc
-
-{
-  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
-  nvcc --version | tail -2
-  ncu --version | tail -1
-  compute-sanitizer --version | tail -1
-  python3 -c 'import torch; print("torch", torch.__version__)'
-  uname -a
-  ldd "$C/bin/kbcc-gpu" "$C/lib/libkbcc_capture.so" "$KBCC" "$C/llvm-bin/FileCheck"
-} >"$OUT/env.txt" 2>&1
-head -3 "$OUT/env.txt"
-
-# --- lit ------------------------------------------------------------------
-obj=/tmp/kbcc-lit
-rm -rf "$obj" && mkdir -p "$obj/tests/lit/gpu"
-cat >"$obj/tests/lit/lit.site.cfg.py" <<CFG
-config.kbcc_src_root = "$root"
-config.kbcc_obj_root = "$obj"
-config.kbcc_bin_dir = "$C/bin"
-config.llvm_tools_dir = "$C/llvm-bin"
-config.cuda_root = "/usr/local/cuda"
-config.python = "$(command -v python3)"
-config.cmake = "$(command -v cmake)"
-lit_config.load_config(config, "$root/tests/lit/lit.cfg.py")
-# kbcc here is kbcc-harness: no compiler mode, no registry.
-config.available_features.add("kbcc-harness")
-CFG
-t0=$(date +%s)
-python3 "$C/lit/lit.py" -sv -j 4 --timeout 300 "$obj/tests/lit/gpu" >"$OUT/lit.log" 2>&1
-lit_rc=$?
-echo "lit exit $lit_rc in $(($(date +%s) - t0)) s"
-tail -12 "$OUT/lit.log"
-
 # --- benchmarks -----------------------------------------------------------
 log=$OUT/bench.log
 : >"$log"
@@ -62,7 +17,7 @@ gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)
 {
   echo "# GPU harness: measurements"
   echo
-  echo "GPU: $gpu. Produced by scripts/gpu/run-harness-tests.sh on $(date -u +%Y-%m-%d)."
+  echo "GPU: $gpu. Produced by scripts/device/run-gpu.sh bench-harness on $(date -u +%Y-%m-%d)."
   echo
   echo "| what | value | how |"
   echo "| --- | --- | --- |"
@@ -104,4 +59,3 @@ cat $w/treplay.txt >>"$log"
 row "torch captures replayed" "${tr} s" "$(grep '^summary' $w/treplay.txt)"
 echo
 cat "$OUT/bench.md"
-exit $lit_rc
