@@ -1,6 +1,8 @@
 // Extractor and rewriter stages backed by tooling/: extraction runs in a
 // forked child with the parse_timeout and its results are cached per unit in
 // $KBCC_DIR/extract (direct mode).
+#include "driver/stage_tooling.h"
+
 #include "cache/stats.h"
 #include "driver/stages.h"
 #include "support/config.h"
@@ -19,7 +21,9 @@ std::string nvcc_of(const CompileUnit &unit) {
   return unit.nvcc_argv.empty() ? std::string("/usr/local/cuda/bin/nvcc") : unit.nvcc_argv[0];
 }
 
-tooling::ParseRequest request_for(const CompileUnit &unit, const std::string &arch, const std::string &kbcc_dir) {
+} // namespace
+
+tooling::ParseRequest parse_request_for(const CompileUnit &unit, const std::string &arch, const std::string &kbcc_dir) {
   tooling::ParseRequest r;
   r.source = unit.source_abs.empty() ? unit.source : unit.source_abs;
   r.arch = arch;
@@ -35,6 +39,8 @@ tooling::ParseRequest request_for(const CompileUnit &unit, const std::string &ar
   return r;
 }
 
+namespace {
+
 class ToolingExtractor : public Extractor {
 public:
   explicit ToolingExtractor(const Config &config) : dir_(config.dir()), cache_(config.dir() + "/extract") {
@@ -46,7 +52,7 @@ public:
   // the pipeline from the result; this stage adds the reasons kernels are not
   // optimizable and the reasons extraction failed.
   Expected<tooling::Extraction> extract(const CompileUnit &unit, const std::string &arch) override {
-    tooling::ParseRequest request = request_for(unit, arch, dir_);
+    tooling::ParseRequest request = parse_request_for(unit, arch, dir_);
     auto x = cached_or_parsed(request);
     if (!x) { // the pipeline logs the fallback line; this counts the cause
       cache::add_stats(dir_, {{"extraction-failed:" + x.error().code, 1}});

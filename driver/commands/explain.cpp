@@ -1,6 +1,8 @@
 // `kbcc explain`: the kernels of one unit as kbcc sees them, with the inputs
 // of each kernel's hash (like ccache's debug mode).
+#include "driver/args.h"
 #include "driver/command.h"
+#include "driver/stage_tooling.h"
 #include "driver/toolchain.h"
 #include "support/config.h"
 #include "support/fs.h"
@@ -41,138 +43,12 @@ const char *kUsage = "Usage: kbcc explain [--verbose] [--json] [--arch sm_XX] <f
 
 struct Options {
   bool verbose = false, json = false, use_cache = false;
-  std::vector<std::string> archs;
-  std::string file;
-  std::vector<std::string> flags; // device-relevant nvcc flags
+  std::vector<std::string> archs;     // --arch: which archs to print (default: the compile's)
+  std::vector<std::string> nvcc_args; // everything else: the file and the nvcc flags of the compile
 };
-
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
-// nvcc options that take a separate value and can change device code or parsing.
-const std::set<std::string_view> kValueFlags = {"-D",
-                                                "-U",
-                                                "-I",
-                                                "-isystem",
-                                                "-include",
-                                                "-std",
-                                                "--std",
-                                                "-Xptxas",
-                                                "--ptxas-options",
-                                                "-maxrregcount",
-                                                "--maxrregcount",
-                                                "--define-macro",
-                                                "--undefine-macro",
-                                                "--include-path",
-                                                "--pre-include",
-                                                "--system-include",
-                                                "-ftz",
-                                                "-prec-div",
-                                                "-prec-sqrt",
-                                                "-fmad",
-                                                "--dopt",
-                                                "-dopt"};
-// Prefixes of joined forms of those and of value-less device flags.
-const std::vector<std::string_view> kDevicePrefixes = {"-D",
-                                                       "-U",
-                                                       "-I",
-                                                       "-std=",
-                                                       "--std=",
-                                                       "-Xptxas=",
-                                                       "--ptxas-options=",
-                                                       "-maxrregcount=",
-                                                       "--maxrregcount=",
-                                                       "--define-macro=",
-                                                       "--undefine-macro=",
-                                                       "--include-path=",
-                                                       "--pre-include=",
-                                                       "--system-include=",
-                                                       "-ftz=",
-                                                       "--ftz=",
-                                                       "-prec-div=",
-                                                       "--prec-div=",
-                                                       "-prec-sqrt=",
-                                                       "--prec-sqrt=",
-                                                       "-fmad=",
-                                                       "--fmad=",
-                                                       "--use_fast_math",
-                                                       "-use_fast_math",
-                                                       "-G",
-                                                       "--device-debug",
-                                                       "-lineinfo",
-                                                       "--generate-line-info",
-                                                       "-rdc",
-                                                       "--relocatable-device-code",
-                                                       "--extra-device-vectorization",
-                                                       "--expt-relaxed-constexpr",
-                                                       "--expt-extended-lambda",
-                                                       "--extended-lambda",
-                                                       "--dopt=",
-                                                       "-dopt="};
-// nvcc options with a separate value that explain ignores (the value is not the source file).
-const std::set<std::string_view> kIgnoredValueFlags = {"-o",
-                                                       "--output-file",
-                                                       "-x",
-                                                       "--x",
-                                                       "-ccbin",
-                                                       "--compiler-bindir",
-                                                       "-Xcompiler",
-                                                       "--compiler-options",
-                                                       "-Xlinker",
-                                                       "--linker-options",
-                                                       "-MF",
-                                                       "-MT",
-                                                       "-MQ",
-                                                       "-odir",
-                                                       "--output-directory",
-                                                       "-l",
-                                                       "--library",
-                                                       "-L",
-                                                       "--library-path",
-                                                       "-Xnvlink",
-                                                       "-Xfatbin",
-                                                       "-Xarchive",
-                                                       "-t",
-                                                       "--threads",
-                                                       "-ldir",
-                                                       "-optf",
-                                                       "--options-file"};
-const std::set<std::string_view> kArchValueFlags = {"-arch",      "--gpu-architecture", "-code",
-                                                    "--gpu-code", "-gencode",           "--generate-code"};
-
-// Real archs named by an arch flag value ("sm_80", "arch=compute_80,code=[sm_80,sm_90]", "sm_80,sm_90").
-void add_archs(const std::string &value, std::vector<std::string> &archs) {
-  size_t p = 0;
-  while ((p = value.find("sm_", p)) != std::string::npos) {
-    size_t e = p + 3;
-    while (e < value.size() && (std::isalnum(static_cast<unsigned char>(value[e]))))
-      ++e;
-    std::string arch = value.substr(p, e - p);
-    if (std::find(archs.begin(), archs.end(), arch) == archs.end()) archs.push_back(arch);
-    p = e;
-  }
-}
-
-bool arch_flag(const std::vector<std::string> &args, size_t &i, std::vector<std::string> &archs) {
-  const std::string &a = args[i];
-  if (kArchValueFlags.count(a) && i + 1 < args.size()) {
-    add_archs(args[++i], archs);
-    return true;
-  }
-  for (std::string_view f : kArchValueFlags)
-    if (starts_with(a, std::string(f) + "=")) {
-      add_archs(a.substr(f.size() + 1), archs);
-      return true;
-    }
-  if (starts_with(a, "-arch=") || (starts_with(a, "-arch") && a.size() > 5 && a[5] == 's')) {
-    add_archs(a, archs);
-    return true;
-  }
-  return false;
-}
 
 Expected<Options> parse_options(const std::vector<std::string> &args) {
   Options o;
-  std::vector<std::string> flag_archs;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string &a = args[i];
     if (a == "--verbose")
@@ -183,21 +59,36 @@ Expected<Options> parse_options(const std::vector<std::string> &args) {
       o.use_cache = true;
     else if (a == "--arch" && i + 1 < args.size())
       o.archs.push_back(args[++i]);
-    else if (starts_with(a, "--arch="))
+    else if (a.rfind("--arch=", 0) == 0)
       o.archs.push_back(a.substr(7));
-    else if (arch_flag(args, i, flag_archs))
-      continue;
-    else if (kValueFlags.count(a) && i + 1 < args.size())
-      o.flags.insert(o.flags.end(), {a, args[++i]});
-    else if (std::any_of(kDevicePrefixes.begin(), kDevicePrefixes.end(), [&](auto p) { return starts_with(a, p); }))
-      o.flags.push_back(a);
-    else if (o.file.empty() && !a.empty() && a[0] != '-')
-      o.file = a;
+    else
+      o.nvcc_args.push_back(a);
   }
-  if (o.file.empty()) return make_error("kbcc explain: no source file given (see kbcc explain --help)");
-  if (o.archs.empty()) o.archs = flag_archs;
-  if (o.archs.empty()) o.archs = {"sm_75"};
+  if (o.nvcc_args.empty()) return make_error("kbcc explain: no source file given (see kbcc explain --help)");
   return o;
+}
+
+// The compile a build would see for these flags, classified by the driver's
+// own argument model, so that explain hashes exactly what a build hashes.
+// "-c" is implied, and -arch=<first --arch, else sm_75> when no target is named.
+Expected<Compilation> compilation_for(const Options &o, const std::string &nvcc) {
+  std::vector<std::string> argv{nvcc};
+  argv.insert(argv.end(), o.nvcc_args.begin(), o.nvcc_args.end());
+  NvccEnvironment env = NvccEnvironment::current();
+  ParseResult parsed = parse_nvcc_command(argv, env);
+  if (std::holds_alternative<NotCompilation>(parsed)) {
+    argv.push_back("-c");
+    parsed = parse_nvcc_command(argv, env);
+  }
+  if (auto *co = std::get_if<CannotOptimize>(&parsed); co && co->reason == "default-arch") {
+    argv.push_back("-arch=" + (o.archs.empty() ? std::string("sm_75") : o.archs.front()));
+    parsed = parse_nvcc_command(argv, env);
+  }
+  if (auto *c = std::get_if<Compilation>(&parsed)) return *c;
+  if (auto *co = std::get_if<CannotOptimize>(&parsed))
+    return make_error("kbcc explain: kbcc does not optimize this compile (" + co->reason + "): " + co->detail);
+  return make_error("kbcc explain: not a compilation of one CUDA source (" + std::get<NotCompilation>(parsed).what +
+                    ")");
 }
 
 void print_kernel(const tooling::Kernel &k, bool verbose) {
@@ -251,22 +142,23 @@ int run_explain(const std::vector<std::string> &args) {
     return 2;
   }
   std::string nvcc = config->get("nvcc").empty() ? "/usr/local/cuda/bin/nvcc" : config->get("nvcc");
-  tooling::ParseRequest request;
-  request.source = real_path(options->file);
-  request.flags = options->flags;
-  request.working_dir = std::filesystem::current_path().string();
-  request.cuda_root = tooling::cuda_root_of(nvcc);
-  auto toolchain = toolchain_id(nvcc, config->dir());
-  request.toolchain = toolchain ? *toolchain : tooling::toolchain_identity(nvcc);
-  request.shim_dir = config->dir() + "/tooling/shims-v1";
-  if (!file_exists(request.source)) {
-    std::fprintf(stderr, "kbcc explain: %s: no such file\n", options->file.c_str());
+  auto compilation = compilation_for(*options, nvcc);
+  if (!compilation) {
+    std::fprintf(stderr, "%s\n", compilation.error().message.c_str());
     return 2;
   }
+  CompileUnit &unit = compilation->unit;
+  if (!file_exists(unit.source_abs.empty() ? unit.source : unit.source_abs)) {
+    std::fprintf(stderr, "kbcc explain: %s: no such file\n", unit.source.c_str());
+    return 2;
+  }
+  auto toolchain = toolchain_id(nvcc, config->dir());
+  unit.toolchain = toolchain ? *toolchain : tooling::toolchain_identity(nvcc);
+  std::vector<std::string> archs = options->archs.empty() ? unit.archs : options->archs;
   double timeout = config->get_double("parse_timeout");
   int status = 0;
-  for (const std::string &arch : options->archs) {
-    request.arch = arch;
+  for (const std::string &arch : archs) {
+    tooling::ParseRequest request = parse_request_for(unit, arch, config->dir());
     auto start = std::chrono::steady_clock::now();
     auto x = extract(request, options->use_cache ? config->dir() + "/extract" : "", timeout);
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
