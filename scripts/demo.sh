@@ -10,6 +10,9 @@
 # KBCC_DIR defaults to <work-dir>/kbcc-dir so the demo never touches ~/.cache.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# kbcc finds the real nvcc through KBCC_NVCC, CUDA_HOME or PATH.
+export CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+export PATH=$CUDA_HOME/bin:$PATH
 build=${KBCC_BUILD_DIR:-$root/build}
 work=${1:-$(mktemp -d /tmp/kbcc-demo.XXXXXX)}
 mkdir -p "$work"
@@ -36,9 +39,10 @@ cmake -S "$root/examples" -B "$work/example" -G Ninja -DCMAKE_BUILD_TYPE=Release
   -DCMAKE_CUDA_COMPILER="$kbcc" -DCMAKE_CUDA_ARCHITECTURES="$cap" >/dev/null
 cmake --build "$work/example"
 
-step "kernels kbcc found in the example's sources (kbcc explain)"
+step "kernels kbcc found in the example's sources (kbcc explain, with the build's flags)"
+# The flags CMake passes in a Release build, so the hashes equal the registry's below.
 for src in "$root"/examples/src/*.cu; do
-  "$kbcc" explain "$src" -arch="$arch" -O3 -std=c++17 -I"$root/examples/src"
+  "$kbcc" explain -O3 -DNDEBUG "--generate-code=arch=compute_${cap},code=[compute_${cap},sm_${cap}]" -O3 "$src"
 done
 
 step "kernels the build recorded in the registry (kbcc cache list --registry)"
