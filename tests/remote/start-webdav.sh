@@ -17,8 +17,7 @@ user=""
 # A server left behind by a failed test goes away by itself.
 reap() {
   pid=$(cat "$1")
-  nohup sh -c "sleep \${KBCC_TEST_SERVER_LIFETIME:-600}; grep -q '$2' /proc/$pid/cmdline 2>/dev/null && kill $pid" \
-    >/dev/null 2>&1 </dev/null &
+  python3 "$here/reaper.py" "$pid" "$2" >/dev/null 2>&1 </dev/null &
   echo $! > "$(dirname "$1")/reaper.pid"
 }
 for attempt in 1 2 3 4 5; do
