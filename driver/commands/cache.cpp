@@ -3,6 +3,7 @@
 #include "cache/env.h"
 #include "cache/variant.h"
 #include "driver/command.h"
+#include "driver/commands/cli.h"
 #include "kb/registry.h"
 #include "kb/trajectory.h"
 #include "support/config.h"
@@ -35,15 +36,9 @@ constexpr const char *kUsage =
     "  import-registry   insert or fold a registry entry (JSON, docs/store-format.md)\n\n"
     "Exit status: 0 on success, 1 on an error (named), 2 on a usage error.";
 
-int usage_error() {
-  std::fprintf(stderr, "%s\n", kUsage);
-  return 2;
-}
+int usage_error() { return print_usage_error(kUsage); }
 
-int fail(const std::string &message) {
-  std::fprintf(stderr, "kbcc cache: %s\n", message.c_str());
-  return 1;
-}
+int fail(const std::string &message) { return print_error("kbcc cache", message); }
 
 std::string day(int64_t t) {
   char buf[32];

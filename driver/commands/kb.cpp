@@ -2,6 +2,7 @@
 // merge and validate; push/pull/sync go to the remote store (remote/sync.h).
 #include "cache/env.h"
 #include "driver/command.h"
+#include "driver/commands/cli.h"
 #include "kb/policy.h"
 #include "remote/sync.h"
 #include "support/config.h"
@@ -35,15 +36,9 @@ constexpr const char *kUsage =
     "  validate   check FILE against the schema; errors name the file and the field path\n" KBCC_KB_REMOTE_USAGE
     "\nExit status: 0 on success, 1 on an error (named), 2 on a usage error.";
 
-int usage_error() {
-  std::fprintf(stderr, "%s\n", kUsage);
-  return 2;
-}
+int usage_error() { return print_usage_error(kUsage); }
 
-int fail(const std::string &message) {
-  std::fprintf(stderr, "kbcc kb: %s\n", message.c_str());
-  return 1;
-}
+int fail(const std::string &message) { return print_error("kbcc kb", message); }
 
 Expected<kb::Policy> read_policy(const std::string &path) {
   auto text = read_file(path);

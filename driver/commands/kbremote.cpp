@@ -1,6 +1,7 @@
 // `kbcc kb push|pull|sync` (dispatched from `kbcc kb`): exchanges variants,
 // registry entries, KB contributions and captures with the remote store.
 #include "cache/env.h"
+#include "driver/commands/cli.h"
 #include "kb/snapshot.h"
 #include "remote/store.h"
 #include "remote/sync.h"
@@ -13,8 +14,7 @@ namespace kbcc::remote {
 namespace {
 
 int fail(const std::string &verb, const std::string &message) {
-  std::fprintf(stderr, "kbcc kb %s: %s\n", verb.c_str(), message.c_str());
-  return 1;
+  return driver::print_error("kbcc kb " + verb, message);
 }
 
 struct Parsed {

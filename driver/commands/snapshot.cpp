@@ -4,6 +4,7 @@
 
 #include "cache/env.h"
 #include "driver/command.h"
+#include "driver/commands/cli.h"
 #include "support/config.h"
 #include "support/fs.h"
 
@@ -31,15 +32,9 @@ constexpr const char *kUsage =
     "Exit status: 0 on success, 1 on an error (named; also a snapshot that fails verification),\n"
     "2 on a usage error.";
 
-int usage_error() {
-  std::fprintf(stderr, "%s\n", kUsage);
-  return 2;
-}
+int usage_error() { return print_usage_error(kUsage); }
 
-int fail(const std::string &message) {
-  std::fprintf(stderr, "kbcc snapshot: %s\n", message.c_str());
-  return 1;
-}
+int fail(const std::string &message) { return print_error("kbcc snapshot", message); }
 
 int create(const std::vector<std::string> &args) {
   std::vector<std::string> archs;

@@ -3,6 +3,7 @@
 #include "remote/trust.h"
 
 #include "driver/command.h"
+#include "driver/commands/cli.h"
 #include "support/config.h"
 #include "support/fs.h"
 
@@ -30,15 +31,9 @@ constexpr const char *kUsage =
     "  remove       stop trusting the key with that hex value or name\n\n"
     "Exit status: 0 on success, 1 on an error (named), 2 on a usage error.";
 
-int usage_error() {
-  std::fprintf(stderr, "%s\n", kUsage);
-  return 2;
-}
+int usage_error() { return print_usage_error(kUsage); }
 
-int fail(const std::string &message) {
-  std::fprintf(stderr, "kbcc trust: %s\n", message.c_str());
-  return 1;
-}
+int fail(const std::string &message) { return print_error("kbcc trust", message); }
 
 int keygen(const Config &config, const std::vector<std::string> &args) {
   std::string out = config.dir() + "/signing.key";
