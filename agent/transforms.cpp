@@ -1,11 +1,20 @@
 #include "agent/transforms.h"
 
-#include "agent/kernel_text.h"
+#include "tooling/kernel_text.h"
 
 #include <algorithm>
 #include <regex>
 
 namespace kbcc::agent {
+using tooling::find_loops;
+using tooling::has_identifier;
+using tooling::KernelText;
+using tooling::Loop;
+using tooling::mask_code;
+using tooling::param_name;
+using tooling::param_signature;
+using tooling::parse_kernel_text;
+using tooling::split_params;
 namespace {
 
 Error not_applicable(const std::string &why) { return make_error(why, "not-applicable"); }

@@ -1,10 +1,19 @@
 #include "agent/work_check.h"
 
-#include "agent/kernel_text.h"
+#include "tooling/kernel_text.h"
 
 #include <regex>
 
 namespace kbcc::agent {
+using tooling::find_loops;
+using tooling::has_identifier;
+using tooling::KernelText;
+using tooling::Loop;
+using tooling::mask_code;
+using tooling::param_name;
+using tooling::param_signature;
+using tooling::parse_kernel_text;
+using tooling::split_params;
 namespace {
 
 std::string body_of(const std::string &src, const KernelText &k) {

@@ -10,7 +10,11 @@ using nlohmann::json;
 
 namespace {
 constexpr const char *kVariantFormat = "kbcc-variant";
-constexpr int kVariantVersion = 1;
+// Version 2 adds `launch` and `numerics`; a record without them is written as
+// version 1, so it stays byte-identical (and its remote address stable).
+constexpr int kVariantVersion = 2;
+
+bool needs_v2(const VariantRecord &r) { return r.launch.has_value() || !r.numerics.empty(); }
 } // namespace
 
 double TimingEvidence::speedup() const {
@@ -24,6 +28,8 @@ std::string VariantRecord::id() const {
   h.field(arch);
   h.field(source);
   h.field(toolchain);
+  if (launch) h.field(launch::to_json(*launch).dump());
+  if (!numerics.empty()) h.field("numerics:" + numerics);
   return h.hex();
 }
 
@@ -34,7 +40,7 @@ json to_json(const VariantRecord &r) {
   const auto &v = r.validation;
   const auto &t = r.timing;
   json j = {{"format", kVariantFormat},
-            {"version", kVariantVersion},
+            {"version", needs_v2(r) ? kVariantVersion : 1},
             {"id", r.id()},
             {"kernel_hash", r.kernel_hash},
             {"arch", r.arch},
@@ -63,6 +69,8 @@ json to_json(const VariantRecord &r) {
               {"speedup", t.speedup()},
               {"gpu_name", t.gpu_name},
               {"driver", t.driver}}}};
+  if (r.launch) j["launch"] = launch::to_json(*r.launch);
+  if (!r.numerics.empty()) j["numerics"] = r.numerics;
   if (!r.signature.empty()) j["signature"] = r.signature;
   if (!r.signer.empty()) j["signer"] = r.signer;
   return j;
@@ -75,12 +83,19 @@ Expected<VariantRecord> variant_from_json(const json &j, const std::string &orig
   int64_t version = 0;
   f.str("format", format, true).i64("version", version, true);
   if (f.ok() && format != kVariantFormat) f.fail("$.format", "expected \"" + std::string(kVariantFormat) + "\"");
-  if (f.ok() && version != kVariantVersion)
-    f.fail("$.version", "variant format version " + std::to_string(version) + " is not supported (expected " +
+  if (f.ok() && (version < 1 || version > kVariantVersion))
+    f.fail("$.version", "variant format version " + std::to_string(version) + " is not supported (expected 1 to " +
                             std::to_string(kVariantVersion) + ")");
   f.str("kernel_hash", r.kernel_hash, true).str("arch", r.arch, true).str("source", r.source, true);
   f.str("qualified_name", r.qualified_name).str("toolchain", r.toolchain).str("signature", r.signature);
-  f.str("signer", r.signer);
+  f.str("signer", r.signer).str("numerics", r.numerics);
+  if (f.ok() && version == 1 && (j.contains("launch") || j.contains("numerics")))
+    f.fail("$.version", "version 1 records have no launch mapping or numerics class (expected version 2)");
+  if (f.ok() && j.contains("launch")) {
+    auto m = launch::mapping_from_json(j["launch"], origin);
+    if (!m) return m.error();
+    r.launch = *m;
+  }
   FieldReader p(f.object("provenance"), origin, "$.provenance");
   p.str("trajectory", r.provenance.trajectory).strings("optimizations", r.provenance.optimizations);
   p.str("kb_snapshot", r.provenance.kb_snapshot).str("llm_model", r.provenance.llm_model);
@@ -119,6 +134,11 @@ Status check_variant(const VariantRecord &r) {
                           std::to_string(r.validation.tolerance),
                       "unvalidated");
   if (r.validation.sanitizer == "errors") return make_error(who + ": sanitizer reported errors", "unvalidated");
+  if (!r.numerics.empty() && r.numerics != kNumericsExact && r.numerics != kNumericsReassociates &&
+      r.numerics != kNumericsApproximate)
+    return make_error(who + ": unknown numerics class '" + r.numerics + "'", "bad-record");
+  if (r.launch)
+    if (auto c = launch::canonical(*r.launch); !c) return make_error(who + ": " + c.error().message, "bad-mapping");
   return {};
 }
 

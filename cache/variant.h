@@ -5,6 +5,7 @@
 #pragma once
 
 #include "cache/env.h"
+#include "launch/mapping.h"
 #include "support/expected.h"
 
 #include <cstdint>
@@ -44,19 +45,30 @@ struct TimingEvidence {
   double speedup() const;
 };
 
+// Numerics classes (docs/kernels.md): how a variant's floating-point results
+// may differ from the original's.
+inline constexpr const char *kNumericsExact = "exact";              // same operations in the same order
+inline constexpr const char *kNumericsReassociates = "reassociates"; // reductions summed in another order
+inline constexpr const char *kNumericsApproximate = "approximate";   // fast intrinsics or other approximations
+
 struct VariantRecord {
   std::string kernel_hash;    // tooling::Kernel::hash (32 hex)
   std::string arch;           // "sm_90"
   std::string qualified_name; // for humans (`kbcc cache list`)
   std::string source;         // replacement definition of the kernel (+ unique helpers)
   std::string toolchain;      // nvcc version text it was validated with
+  // Launch-changing variant: how its launch derives from the original's and
+  // when it may run (launch/mapping.h). Empty: it keeps the launch.
+  std::optional<launch::LaunchMapping> launch;
+  std::string numerics; // one of the kNumerics* classes; empty in records that predate it
   Provenance provenance;
   ValidationEvidence validation;
   TimingEvidence timing;
   std::string signature; // optional detached signature (remote store), opaque here
   std::string signer;    // optional public key id of the signer
 
-  // Content id: XXH3-128 over kernel hash, arch, source and toolchain.
+  // Content id: XXH3-128 over kernel hash, arch, source and toolchain (and
+  // the launch mapping and numerics class when present).
   std::string id() const;
 };
 
@@ -67,7 +79,8 @@ Expected<VariantRecord> variant_from_json(const nlohmann::json &j, const std::st
 Expected<VariantRecord> parse_variant(const std::string &text, const std::string &origin);
 
 // Succeeds when the record is complete and validated: hash, arch, source,
-// captures_checked > 0, max_error <= tolerance, sanitizer != "errors".
+// captures_checked > 0, max_error <= tolerance, sanitizer != "errors", a
+// launch mapping that parses and a known numerics class.
 Status check_variant(const VariantRecord &record);
 
 // The store key of (kernel hash, arch).

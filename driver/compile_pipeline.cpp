@@ -90,8 +90,9 @@ Expected<CompilePlan> plan_with_stages(const Compilation &c, const Config &confi
                        std::to_string(chosen.size()) + " variant(s) chosen");
   if (chosen.empty()) return plan;
 
-  auto text = stages.rewriter.rewrite(c.unit, *per_arch, chosen);
-  if (!text) return text.error();
+  auto rewritten = stages.rewriter.rewrite(c.unit, *per_arch, chosen);
+  if (!rewritten) return rewritten.error();
+  const std::string *text = &rewritten->text;
   plan.temp_source = rewritten_path(*text, c.unit.source);
   plan.temp_dir = std::filesystem::path(plan.temp_source).parent_path().string();
   if (auto st = private_temp_root(std::filesystem::path(plan.temp_dir).parent_path().string()); !st) return st.error();
@@ -99,8 +100,7 @@ Expected<CompilePlan> plan_with_stages(const Compilation &c, const Config &confi
     if (auto st = write_file_atomic(plan.temp_source, *text); !st) return st.error();
   }
   plan.substituted = true;
-  for (const auto &v : chosen)
-    plan.line_names.push_back(v.name);
+  plan.line_names = rewritten->line_names;
   if (c.unit.source_abs != c.unit.source) plan.line_names.push_back(c.unit.source_abs);
   plan.argv = rewritten_command(c, plan.temp_source);
   return plan;

@@ -22,7 +22,7 @@ namespace kbcc::driver {
 namespace {
 
 ChosenVariant chosen_from(const cache::VariantRecord &r, const char *origin) {
-  return ChosenVariant{r.kernel_hash, r.arch, r.source, "kbcc-variant-" + r.id().substr(0, 16), origin};
+  return ChosenVariant{r.kernel_hash, r.arch, r.source, "kbcc-variant-" + r.id().substr(0, 16), origin, r.launch};
 }
 
 void count(const Config &config, const std::string &counter) {

@@ -10,6 +10,7 @@
 #include "support/log.h"
 #include "tooling/extract.h"
 #include "tooling/extract_cache.h"
+#include "tooling/launch_plan.h"
 #include "tooling/rewrite.h"
 #include "tooling/substitutions.h"
 #include "tooling/toolchain.h"
@@ -83,24 +84,45 @@ class ToolingRewriter : public UnitRewriter {
 public:
   explicit ToolingRewriter(std::string kbcc_dir) : dir_(std::move(kbcc_dir)) {}
 
-  // Substitutes what qualifies (see tooling/substitutions.h) and counts each
-  // chosen variant left out as "variant-not-substituted:<reason>".
-  Expected<std::string> rewrite(const CompileUnit &unit, const std::vector<tooling::Extraction> &per_arch,
-                                const std::vector<ChosenVariant> &chosen) override {
+  // Substitutes what qualifies (tooling/substitutions.h, tooling/launch_plan.h)
+  // and counts each chosen variant left out as "variant-not-substituted:<reason>",
+  // each launch site routed through an adapter as "launch-site-rewritten" and
+  // each one kept as "launch-site-kept:<reason>".
+  Expected<RewrittenUnit> rewrite(const CompileUnit &unit, const std::vector<tooling::Extraction> &per_arch,
+                                  const std::vector<ChosenVariant> &chosen) override {
     std::string path = real_path(unit.source_abs.empty() ? unit.source : unit.source_abs);
     auto text = read_file(path);
     if (!text) return text.error();
     std::vector<tooling::VariantChoice> choices;
     for (const ChosenVariant &c : chosen)
-      choices.push_back({c.kernel_hash, c.arch, c.name, c.source});
+      choices.push_back({c.kernel_hash, c.arch, c.name, c.source, c.launch});
     std::vector<std::string> skipped;
-    std::vector<tooling::Substitution> subs = tooling::plan_substitutions(path, per_arch, choices, &skipped);
+    tooling::UnitEdits edits;
+    edits.substitutions = tooling::plan_substitutions(path, per_arch, choices, &skipped);
+    tooling::LaunchPlan launches = tooling::plan_launch_variants(path, per_arch, choices);
+    skipped.insert(skipped.end(), launches.skipped.begin(), launches.skipped.end());
+    edits.insertions = std::move(launches.edits.insertions);
+    edits.replacements = std::move(launches.edits.replacements);
     cache::Counters counters;
     for (const std::string &reason : skipped)
       counters["variant-not-substituted:" + reason] += 1;
+    for (const std::string &reason : launches.sites_kept)
+      counters["launch-site-kept:" + reason] += 1;
+    if (launches.sites_rewritten) counters["launch-site-rewritten"] += launches.sites_rewritten;
     if (!counters.empty()) cache::add_stats(dir_, counters);
-    if (subs.empty()) return std::move(*text);
-    return tooling::rewrite_unit(*text, path, std::move(subs));
+    RewrittenUnit out;
+    for (const ChosenVariant &c : chosen) {
+      out.line_names.push_back(c.name);
+      if (c.launch) out.line_names.push_back(tooling::adapter_line_name(c.name));
+    }
+    if (edits.substitutions.empty() && edits.insertions.empty()) {
+      out.text = std::move(*text);
+      return out;
+    }
+    auto rewritten = tooling::rewrite_unit(*text, path, std::move(edits));
+    if (!rewritten) return rewritten.error();
+    out.text = std::move(*rewritten);
+    return out;
   }
 
 private:

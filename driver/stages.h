@@ -3,6 +3,7 @@
 // The driver's pipeline (driver/compile_pipeline.*) only talks to these.
 #pragma once
 
+#include "launch/mapping.h"
 #include "support/expected.h"
 #include "tooling/kernel.h"
 
@@ -42,6 +43,7 @@ struct ChosenVariant {
   std::string source;   // replacement definition of the kernel
   std::string name;     // label for #line, e.g. "kbcc-variant-<id>"
   std::string origin;   // "cache", "snapshot", "remote"
+  std::optional<launch::LaunchMapping> launch; // launch-changing variant (launch/mapping.h)
 };
 
 class VariantLookup {
@@ -53,12 +55,20 @@ public:
   virtual void record(const CompileUnit &unit, const std::vector<tooling::Extraction> &per_arch) = 0;
 };
 
+// A rewritten unit and the #line file names it uses that are not files
+// (variant labels, adapters): they must not reach a depfile.
+struct RewrittenUnit {
+  std::string text;
+  std::vector<std::string> line_names;
+};
+
 class UnitRewriter {
 public:
   virtual ~UnitRewriter() = default;
   // Returns the text of `unit` with each chosen variant under
-  // #if __CUDA_ARCH__ == NNN (original under #else).
-  virtual Expected<std::string> rewrite(const CompileUnit &unit, const std::vector<tooling::Extraction> &per_arch,
+  // #if __CUDA_ARCH__ == NNN (original under #else), and each launch-changing
+  // variant beside the original with its launch sites routed through an adapter.
+  virtual Expected<RewrittenUnit> rewrite(const CompileUnit &unit, const std::vector<tooling::Extraction> &per_arch,
                                         const std::vector<ChosenVariant> &chosen) = 0;
 };
 

@@ -19,6 +19,7 @@ Expected<tooling::Param> param_from_json(const json &j, const std::string &origi
   FieldReader f(j, origin, path);
   f.str("name", p.name).str("type", p.type, true).boolean("is_pointer", p.is_pointer);
   f.boolean("pointee_const", p.pointee_const).str("pointee_type", p.pointee_type).boolean("is_record", p.is_record);
+  f.boolean("is_integer", p.is_integer).boolean("is_signed", p.is_signed);
   f.u64("size", p.size).u64("align", p.align).u64("offset", p.offset);
   if (!f.ok()) return f.error();
   return p;

@@ -18,6 +18,7 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace kbcc::tooling {
@@ -50,11 +51,28 @@ private:
   ParseState &s_;
 };
 
+// Where one launch was seen, with what the rewriter needs to route it.
+struct LaunchUse {
+  SourceLocation loc;     // start of the launch expression
+  std::string form;       // kLaunch* or the API's name
+  SourceLocation edit[2]; // first and last+1 character of the replaced callee text
+  SourceLocation close;   // ">>>" of <<<>>> launches
+  bool in_device_code = false;
+};
+
 // Finds kernel definitions (each template instantiation separately) and launch sites.
 class KernelFinder : public RecursiveASTVisitor<KernelFinder> {
 public:
   explicit KernelFinder(const SourceManager &sm) : sm_(sm) {}
   bool shouldVisitTemplateInstantiations() const { return true; }
+
+  bool TraverseDecl(Decl *d) {
+    auto *fd = dyn_cast_or_null<FunctionDecl>(d);
+    if (fd) functions_.push_back(fd);
+    bool r = RecursiveASTVisitor::TraverseDecl(d);
+    if (fd) functions_.pop_back();
+    return r;
+  }
 
   bool VisitFunctionDecl(FunctionDecl *fd) {
     if (!fd->hasAttr<CUDAGlobalAttr>() || !fd->doesThisDeclarationHaveABody() || fd->isDependentContext()) return true;
@@ -64,7 +82,14 @@ public:
     return true;
   }
   bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *e) {
-    if (const FunctionDecl *k = e->getDirectCallee()) add_launch(k, e->getBeginLoc());
+    const FunctionDecl *k = e->getDirectCallee();
+    const CallExpr *config = e->getConfig();
+    if (!k || !config) return true;
+    LaunchUse use = at(e->getBeginLoc(), kLaunchChevron);
+    use.edit[0] = e->getCallee()->getBeginLoc();
+    use.edit[1] = config->getBeginLoc().getLocWithOffset(3);
+    use.close = config->getRParenLoc();
+    add_launch(k, use);
     return true;
   }
   bool VisitCallExpr(CallExpr *e) {
@@ -72,13 +97,23 @@ public:
     if (!callee || !callee->getIdentifier()) return true;
     StringRef name = callee->getName();
     if (!name.starts_with("cudaLaunch") && !name.starts_with("cuLaunch")) return true;
-    for (const Expr *arg : e->arguments())
-      if (const FunctionDecl *k = referenced_kernel(arg)) add_launch(k, e->getBeginLoc());
+    unsigned kernel_arg = name == kLaunchKernel ? 0 : (name == kLaunchKernelEx || name == kLaunchKernelExC) ? 1 : ~0u;
+    const auto *ref = dyn_cast<DeclRefExpr>(e->getCallee()->IgnoreImpCasts());
+    for (unsigned i = 0; i < e->getNumArgs(); ++i) {
+      const FunctionDecl *k = referenced_kernel(e->getArg(i));
+      if (!k) continue;
+      LaunchUse use = at(e->getBeginLoc(), i == kernel_arg && ref ? name.str() : "api:" + name.str());
+      if (ref) {
+        use.edit[0] = ref->getBeginLoc();
+        use.edit[1] = ref->getLocation().getLocWithOffset(static_cast<int>(name.size()));
+      }
+      add_launch(k, use);
+    }
     return true;
   }
 
   std::vector<const FunctionDecl *> kernels;
-  std::map<const FunctionDecl *, std::vector<SourceLocation>> launches; // by canonical decl
+  std::map<const FunctionDecl *, std::vector<LaunchUse>> launches; // by canonical decl
 
 private:
   static const FunctionDecl *referenced_kernel(const Expr *arg) {
@@ -89,9 +124,18 @@ private:
     const auto *fd = ref ? dyn_cast<FunctionDecl>(ref->getDecl()) : nullptr;
     return fd && fd->hasAttr<CUDAGlobalAttr>() ? fd : nullptr;
   }
-  void add_launch(const FunctionDecl *k, SourceLocation loc) { launches[k->getCanonicalDecl()].push_back(loc); }
+  LaunchUse at(SourceLocation loc, std::string form) const {
+    LaunchUse use;
+    use.loc = loc;
+    use.form = std::move(form);
+    const FunctionDecl *f = functions_.empty() ? nullptr : functions_.back();
+    use.in_device_code = f && (f->hasAttr<CUDADeviceAttr>() || f->hasAttr<CUDAGlobalAttr>());
+    return use;
+  }
+  void add_launch(const FunctionDecl *k, const LaunchUse &use) { launches[k->getCanonicalDecl()].push_back(use); }
   const SourceManager &sm_;
   std::set<const FunctionDecl *> seen_;
+  std::vector<const FunctionDecl *> functions_;
 };
 
 std::string file_path(FileID file, const SourceManager &sm) {
@@ -123,6 +167,8 @@ std::vector<Param> kernel_params(const FunctionDecl *fd, ASTContext &ctx) {
       param.pointee_type = pointee.getUnqualifiedType().getAsString(policy);
     }
     param.is_record = canon->isRecordType();
+    param.is_integer = canon->isIntegerType() && !canon->isBooleanType();
+    param.is_signed = param.is_integer && canon->isSignedIntegerOrEnumerationType();
     out.push_back(std::move(param));
   }
   return out;
@@ -146,15 +192,73 @@ std::vector<std::string> mangled_names(const FunctionDecl *fd, ASTContext &ctx) 
   return {drop_internal_linkage_mark(os.str(), fd)};
 }
 
-std::vector<LaunchSite> launch_sites(const std::vector<SourceLocation> &locs, const SourceManager &sm) {
+// Main-file byte offset of `loc`, when it is written there (not in a macro).
+std::optional<uint64_t> main_file_offset(SourceLocation loc, const SourceManager &sm) {
+  if (loc.isInvalid() || !loc.isFileID()) return std::nullopt;
+  auto [file, offset] = sm.getDecomposedLoc(loc);
+  if (file != sm.getMainFileID()) return std::nullopt;
+  return offset;
+}
+
+// True when the main file holds `text` at `offset`.
+bool text_at(const SourceManager &sm, uint64_t offset, StringRef text) {
+  StringRef buffer = sm.getBufferData(sm.getMainFileID());
+  return offset + text.size() <= buffer.size() && buffer.substr(offset, text.size()) == text;
+}
+
+// Fills the edit offsets of `s` from `use`, or says why it cannot be rewritten.
+void locate_edits(LaunchSite &s, const LaunchUse &use, const SourceManager &sm) {
+  if (s.form.rfind("api:", 0) == 0) {
+    s.form = s.form.substr(4);
+    s.not_rewritable = "launch-api";
+    return;
+  }
+  if (use.in_device_code) {
+    s.not_rewritable = "launch-in-device-code";
+    return;
+  }
+  auto begin = main_file_offset(use.edit[0], sm), end = main_file_offset(use.edit[1], sm);
+  auto close = main_file_offset(use.close, sm);
+  bool chevron = s.form == kLaunchChevron;
+  if (!begin || !end || (chevron && !close)) {
+    bool header = main_file_offset(sm.getExpansionLoc(use.loc), sm) == std::nullopt;
+    s.not_rewritable = header ? "launch-in-header" : "launch-in-macro";
+    return;
+  }
+  if (chevron && (!text_at(sm, *end - 3, "<<<") || !text_at(sm, *close, ">>>"))) {
+    s.not_rewritable = "launch-in-macro";
+    return;
+  }
+  s.edit_begin = *begin, s.edit_end = *end;
+  if (chevron) s.close_begin = *close, s.close_end = *close + 3;
+}
+
+std::vector<LaunchSite> launch_sites(const std::vector<LaunchUse> &uses, const SourceManager &sm) {
   std::vector<LaunchSite> out;
-  std::set<std::tuple<std::string, unsigned, unsigned>> seen;
-  for (SourceLocation loc : locs) {
-    SourceLocation e = sm.getExpansionLoc(loc);
-    LaunchSite s{file_path(sm.getFileID(e), sm), sm.getExpansionLineNumber(e), sm.getExpansionColumnNumber(e)};
-    if (seen.insert({s.file, s.line, s.column}).second) out.push_back(std::move(s));
+  std::set<std::tuple<std::string, unsigned, unsigned, std::string>> seen;
+  for (const LaunchUse &use : uses) {
+    SourceLocation e = sm.getExpansionLoc(use.loc);
+    LaunchSite s{file_path(sm.getFileID(e), sm), sm.getExpansionLineNumber(e), sm.getExpansionColumnNumber(e),
+                 use.form};
+    if (!seen.insert({s.file, s.line, s.column, s.form}).second) continue;
+    locate_edits(s, use, sm);
+    out.push_back(std::move(s));
   }
   return out;
+}
+
+// Why the launches of `fd` cannot go through a host adapter; empty if they can.
+std::string adapter_refusal(const FunctionDecl *fd) {
+  if (fd->isTemplateInstantiation() || fd->getDescribedFunctionTemplate()) return "template-kernel";
+  if (fd->isVariadic()) return "variadic-kernel";
+  for (const ParmVarDecl *p : fd->parameters())
+    if (p->hasDefaultArg()) return "default-arguments";
+  const DeclContext *dc = fd->getDeclContext()->getRedeclContext();
+  if (!dc->isFileContext()) return "not-at-namespace-scope";
+  for (const NamedDecl *d : fd->getDeclContext()->lookup(fd->getDeclName()))
+    if (const auto *other = dyn_cast<FunctionDecl>(d); !other || other->getCanonicalDecl() != fd->getCanonicalDecl())
+      return "overloaded-kernel";
+  return {};
 }
 
 bool has_error_in(const std::vector<FullSourceLoc> &errors, const std::vector<FileRange> &ranges,
@@ -196,6 +300,7 @@ private:
     k.params = kernel_params(fd, ctx);
     auto it = finder.launches.find(fd->getCanonicalDecl());
     if (it != finder.launches.end()) k.launches = launch_sites(it->second, sm);
+    k.not_adaptable = adapter_refusal(fd);
     Dependencies deps = collect_dependencies(fd, ctx);
     KernelHash h = hash_kernel(fd, deps, ctx, hc);
     k.hash = h.hash;
@@ -213,6 +318,8 @@ private:
     k.line = sm.getLineNumber(range->file, range->begin);
     k.in_main_file = range->file == sm.getMainFileID();
     k.source = range_text(*range, sm);
+    for (LaunchSite &l : k.launches) // the adapter is inserted after the definition
+      if (l.not_rewritable.empty() && l.edit_begin < k.end) l.not_rewritable = "launch-before-definition";
     if ((pattern ? pattern : fd)->getLocation().isMacroID())
       k.not_optimizable = kMacroGenerated;
     else if (!k.in_main_file)

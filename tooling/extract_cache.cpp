@@ -11,7 +11,7 @@ namespace kbcc::tooling {
 using nlohmann::json;
 
 namespace {
-constexpr const char *kFormat = "kbcc-extract-v1";
+constexpr const char *kFormat = "kbcc-extract-v2";
 }
 
 std::string ExtractCache::entry_path(const std::string &key) const {

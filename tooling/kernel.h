@@ -16,15 +16,30 @@ struct Param {
   bool pointee_const = false;
   std::string pointee_type; // canonical pointee type for pointers ("float", "int", "struct Foo"); else empty
   bool is_record = false;   // struct/class passed by value (may hold pointers)
+  bool is_integer = false;  // an integer or enumeration (not bool)
+  bool is_signed = false;   // for integers: signed
   uint64_t size = 0;        // sizeof in bytes on the device side
   uint64_t align = 0;
   uint64_t offset = 0; // offset in the kernel parameter buffer
 };
 
+// Launch-site forms (LaunchSite::form) the rewriter can route through a host
+// adapter (launch/adapter.h); other launch APIs are recorded with their name.
+inline constexpr const char *kLaunchChevron = "<<<>>>";
+inline constexpr const char *kLaunchKernel = "cudaLaunchKernel";
+inline constexpr const char *kLaunchKernelEx = "cudaLaunchKernelEx";
+inline constexpr const char *kLaunchKernelExC = "cudaLaunchKernelExC";
+
 struct LaunchSite {
   std::string file;
   unsigned line = 0;
   unsigned column = 0;
+  std::string form; // one of the kLaunch* forms, or the API's name
+  // Bytes of the main file the adapter call replaces: for <<<>>> the callee
+  // up to and including "<<<" (and ">>>" in close_*), for the APIs the API's name.
+  uint64_t edit_begin = 0, edit_end = 0;
+  uint64_t close_begin = 0, close_end = 0;
+  std::string not_rewritable; // empty when the site can call an adapter; else the reason code
 };
 
 // One labelled input of the kernel hash (shown by `kbcc explain --verbose`).
@@ -48,6 +63,7 @@ struct Kernel {
   std::string source;          // text of the definition (bytes [begin, end) of file)
   std::string dependencies;    // source of user __device__ callees, types, globals, macros
   std::string not_optimizable; // empty when a variant may replace it; else the reason code
+  std::string not_adaptable;   // empty when its launches can go through a host adapter; else the reason code
 };
 
 struct Extraction {

@@ -15,6 +15,8 @@ inline nlohmann::json param_to_json(const Param &p) {
           {"pointee_const", p.pointee_const},
           {"pointee_type", p.pointee_type},
           {"is_record", p.is_record},
+          {"is_integer", p.is_integer},
+          {"is_signed", p.is_signed},
           {"size", p.size},
           {"align", p.align},
           {"offset", p.offset}};

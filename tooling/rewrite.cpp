@@ -24,19 +24,43 @@ unsigned advance_lines(const std::string &text, uint64_t from, uint64_t offset, 
   return line + static_cast<unsigned>(std::count(text.begin() + from, text.begin() + offset, '\n'));
 }
 
-Status check(const std::string &text, const std::vector<Substitution> &subs) {
-  uint64_t last_end = 0;
-  for (const Substitution &s : subs) {
-    if (s.begin > s.end || s.end > text.size()) return make_error("substitution outside the unit", "bad-rewrite");
-    if (s.begin < last_end) return make_error("overlapping kernel substitutions", "bad-rewrite");
-    if (s.variants.empty()) return make_error("substitution without a variant", "bad-rewrite");
-    std::set<int> archs;
-    for (const ArchVariant &v : s.variants)
-      if (v.arch <= 0 || !archs.insert(v.arch).second)
-        return make_error("substitution with a duplicate or invalid arch", "bad-rewrite");
-    last_end = s.end;
-  }
+Status check_archs(const Substitution &s) {
+  if (s.variants.empty()) return make_error("substitution without a variant", "bad-rewrite");
+  std::set<int> archs;
+  for (const ArchVariant &v : s.variants)
+    if (v.arch <= 0 || !archs.insert(v.arch).second)
+      return make_error("substitution with a duplicate or invalid arch", "bad-rewrite");
   return Status::ok();
+}
+
+// One edit of the unit, whichever kind.
+struct Edit {
+  uint64_t begin = 0, end = 0;
+  const Substitution *substitution = nullptr;
+  const Insertion *insertion = nullptr;
+  const Replacement *replacement = nullptr;
+};
+
+Expected<std::vector<Edit>> ordered_edits(const std::string &text, const UnitEdits &e) {
+  std::vector<Edit> edits;
+  for (const Substitution &s : e.substitutions) {
+    if (auto ok = check_archs(s); !ok) return ok.error();
+    edits.push_back({s.begin, s.end, &s, nullptr, nullptr});
+  }
+  for (const Insertion &i : e.insertions)
+    edits.push_back({i.at, i.at, nullptr, &i, nullptr});
+  for (const Replacement &r : e.replacements)
+    edits.push_back({r.begin, r.end, nullptr, nullptr, &r});
+  std::stable_sort(edits.begin(), edits.end(), [](const Edit &a, const Edit &b) {
+    return a.begin != b.begin ? a.begin < b.begin : (a.end - a.begin) < (b.end - b.begin);
+  });
+  uint64_t last_end = 0;
+  for (const Edit &x : edits) {
+    if (x.begin > x.end || x.end > text.size()) return make_error("edit outside the unit", "bad-rewrite");
+    if (x.begin < last_end) return make_error("overlapping edits of the unit", "bad-rewrite");
+    last_end = x.end;
+  }
+  return edits;
 }
 
 std::string arch_chain(const Substitution &s, const std::string &original, unsigned begin_line,
@@ -56,25 +80,40 @@ std::string arch_chain(const Substitution &s, const std::string &original, unsig
 
 } // namespace
 
-Expected<std::string> rewrite_unit(const std::string &text, const std::string &path, std::vector<Substitution> subs) {
-  std::sort(subs.begin(), subs.end(), [](const auto &a, const auto &b) { return a.begin < b.begin; });
-  for (Substitution &s : subs)
+Expected<std::string> rewrite_unit(const std::string &text, const std::string &path, UnitEdits e) {
+  for (Substitution &s : e.substitutions)
     std::sort(s.variants.begin(), s.variants.end(), [](const auto &a, const auto &b) { return a.arch < b.arch; });
-  if (auto ok = check(text, subs); !ok) return ok.error();
+  auto edits = ordered_edits(text, e);
+  if (!edits) return edits.error();
   std::string out = line_directive(1, path);
   uint64_t pos = 0;
   unsigned line = 1;
-  for (const Substitution &s : subs) {
-    out.append(text, pos, s.begin - pos);
-    unsigned begin_line = advance_lines(text, pos, s.begin, line);
-    unsigned end_line = advance_lines(text, s.begin, s.end, begin_line);
-    out += arch_chain(s, text.substr(s.begin, s.end - s.begin), begin_line, path);
-    out += line_directive(end_line, path);
-    pos = s.end;
+  for (const Edit &x : *edits) {
+    out.append(text, pos, x.begin - pos);
+    unsigned begin_line = advance_lines(text, pos, x.begin, line);
+    unsigned end_line = advance_lines(text, x.begin, x.end, begin_line);
+    std::string replaced = text.substr(x.begin, x.end - x.begin);
+    if (x.substitution) {
+      out += arch_chain(*x.substitution, replaced, begin_line, path);
+      out += line_directive(end_line, path);
+    } else if (x.insertion) {
+      out += "\n" + x.insertion->text;
+      if (out.back() != '\n') out += '\n';
+      out += line_directive(end_line, path);
+    } else {
+      out += x.replacement->text + std::string(end_line - begin_line, '\n');
+    }
+    pos = x.end;
     line = end_line;
   }
   out.append(text, pos, std::string::npos);
   return out;
+}
+
+Expected<std::string> rewrite_unit(const std::string &text, const std::string &path, std::vector<Substitution> subs) {
+  UnitEdits e;
+  e.substitutions = std::move(subs);
+  return rewrite_unit(text, path, std::move(e));
 }
 
 } // namespace kbcc::tooling

@@ -27,8 +27,29 @@ struct Substitution {
   std::vector<ArchVariant> variants; // at least one; archs distinct
 };
 
-// Returns `text` (the unit whose path is `path`) with every substitution
-// applied. Errors: overlapping or out-of-range substitutions, duplicate archs.
+// Text inserted at a byte offset of the unit (launch-changing variants and
+// their adapters); a #line after it restores the user's numbering.
+struct Insertion {
+  uint64_t at = 0;
+  std::string text;
+};
+
+// A short in-line edit (a launch site); the newlines of the replaced bytes
+// are kept, so every later line keeps its number.
+struct Replacement {
+  uint64_t begin = 0, end = 0;
+  std::string text;
+};
+
+struct UnitEdits {
+  std::vector<Substitution> substitutions;
+  std::vector<Insertion> insertions;
+  std::vector<Replacement> replacements;
+};
+
+// Returns `text` (the unit whose path is `path`) with every edit applied.
+// Errors: overlapping or out-of-range edits, duplicate archs.
+Expected<std::string> rewrite_unit(const std::string &text, const std::string &path, UnitEdits edits);
 Expected<std::string> rewrite_unit(const std::string &text, const std::string &path,
                                    std::vector<Substitution> substitutions);
 

@@ -14,7 +14,13 @@ json kernel_json(const Kernel &k) {
   for (const Param &p : k.params)
     params.push_back(tooling::param_to_json(p));
   for (const LaunchSite &l : k.launches)
-    launches.push_back({{"file", l.file}, {"line", l.line}, {"column", l.column}});
+    launches.push_back({{"file", l.file},
+                        {"line", l.line},
+                        {"column", l.column},
+                        {"form", l.form},
+                        {"edit", {l.edit_begin, l.edit_end}},
+                        {"close", {l.close_begin, l.close_end}},
+                        {"not_rewritable", l.not_rewritable}});
   for (const HashSection &s : k.hash_inputs)
     inputs.push_back({{"label", s.label}, {"text", s.text}});
   return {{"qualified_name", k.qualified_name},
@@ -31,7 +37,8 @@ json kernel_json(const Kernel &k) {
           {"hash_inputs", inputs},
           {"source", k.source},
           {"dependencies", k.dependencies},
-          {"not_optimizable", k.not_optimizable}};
+          {"not_optimizable", k.not_optimizable},
+          {"not_adaptable", k.not_adaptable}};
 }
 
 template <class T> void get(const json &j, const char *key, T &out) {
@@ -43,6 +50,7 @@ Param param_from(const json &j) {
   get(j, "name", p.name), get(j, "type", p.type), get(j, "is_pointer", p.is_pointer);
   get(j, "pointee_const", p.pointee_const), get(j, "pointee_type", p.pointee_type);
   get(j, "is_record", p.is_record), get(j, "size", p.size), get(j, "align", p.align), get(j, "offset", p.offset);
+  get(j, "is_integer", p.is_integer), get(j, "is_signed", p.is_signed);
   return p;
 }
 
@@ -52,10 +60,21 @@ Kernel kernel_from(const json &j) {
   get(j, "begin", k.begin), get(j, "end", k.end), get(j, "line", k.line), get(j, "in_main_file", k.in_main_file);
   get(j, "is_template", k.is_template), get(j, "hash", k.hash), get(j, "source", k.source);
   get(j, "dependencies", k.dependencies), get(j, "not_optimizable", k.not_optimizable);
+  get(j, "not_adaptable", k.not_adaptable);
   for (const json &p : j.value("params", json::array()))
     k.params.push_back(param_from(p));
-  for (const json &l : j.value("launches", json::array()))
-    k.launches.push_back({l.value("file", ""), l.value("line", 0u), l.value("column", 0u)});
+  for (const json &l : j.value("launches", json::array())) {
+    LaunchSite site;
+    get(l, "file", site.file), get(l, "line", site.line), get(l, "column", site.column), get(l, "form", site.form);
+    get(l, "not_rewritable", site.not_rewritable);
+    auto pair = [&](const char *key, uint64_t &a, uint64_t &b) {
+      if (auto it = l.find(key); it != l.end() && it->is_array() && it->size() == 2)
+        a = (*it)[0].get<uint64_t>(), b = (*it)[1].get<uint64_t>();
+    };
+    pair("edit", site.edit_begin, site.edit_end);
+    pair("close", site.close_begin, site.close_end);
+    k.launches.push_back(std::move(site));
+  }
   for (const json &s : j.value("hash_inputs", json::array()))
     k.hash_inputs.push_back({s.value("label", ""), s.value("text", "")});
   return k;

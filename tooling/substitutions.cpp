@@ -9,6 +9,8 @@ namespace {
 
 using RangeKey = std::pair<uint64_t, uint64_t>;
 
+} // namespace
+
 const Kernel *find_kernel(const std::vector<Extraction> &per_arch, const VariantChoice &c, const Extraction **in) {
   for (const Extraction &x : per_arch) {
     if (x.arch != c.arch) continue;
@@ -20,6 +22,8 @@ const Kernel *find_kernel(const std::vector<Extraction> &per_arch, const Variant
   }
   return nullptr;
 }
+
+namespace {
 
 // Every instantiation sharing a template's text must get the same variant
 // for that arch, or the template keeps its original text there.
@@ -35,15 +39,14 @@ bool all_instantiations_agree(const Extraction &x, RangeKey range, const std::st
   return true;
 }
 
-// Why `k` cannot take a variant in the unit at `path`; empty when it can.
-std::string refusal(const Kernel *k, const std::string &path) {
+} // namespace
+
+std::string variant_refusal(const Kernel *k, const std::string &path) {
   if (!k) return "kernel-not-in-unit";
   if (!k->not_optimizable.empty()) return k->not_optimizable;
   if (!k->in_main_file || real_path(k->file) != path) return "kernel-in-header";
   return {};
 }
-
-} // namespace
 
 std::vector<Substitution> plan_substitutions(const std::string &path, const std::vector<Extraction> &per_arch,
                                              const std::vector<VariantChoice> &choices,
@@ -54,10 +57,11 @@ std::vector<Substitution> plan_substitutions(const std::string &path, const std:
     if (skipped) skipped->push_back(reason);
   };
   for (const VariantChoice &c : choices) {
+    if (c.launch) continue;
     const Extraction *x = nullptr;
     const Kernel *k = find_kernel(per_arch, c, &x);
     int arch = cuda_arch_number(c.arch);
-    if (std::string why = refusal(k, unit); !why.empty()) {
+    if (std::string why = variant_refusal(k, unit); !why.empty()) {
       skip(why);
       continue;
     }

@@ -1,5 +1,6 @@
 // `kbcc explain`: the kernels of one unit as kbcc sees them, with the inputs
 // of each kernel's hash (like ccache's debug mode).
+#include "cache/variant.h"
 #include "driver/args.h"
 #include "driver/command.h"
 #include "driver/stage_tooling.h"
@@ -15,6 +16,7 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -26,8 +28,10 @@ const char *kUsage = "Usage: kbcc explain [--verbose] [--json] [--arch sm_XX] <f
                      "\n"
                      "Parses <file.cu> as kbcc does during a build (device side, one arch at a time)\n"
                      "and prints every __global__ kernel defined in it: qualified name, device mangled\n"
-                     "name, file and byte range, parameters (type, size, offset), launch sites, whether\n"
-                     "a variant may replace it, and its hash. Nothing is recorded.\n"
+                     "name, file and byte range, parameters (type, size, offset), launch sites (and whether\n"
+                     "kbcc can route each through a launch adapter), whether a variant may replace it, the\n"
+                     "variant the local store holds for it (launch mapping, numerics class), and its hash.\n"
+                     "Nothing is recorded.\n"
                      "\n"
                      "Options:\n"
                      "  --verbose      also print every labelled input of each hash (the exact text hashed)\n"
@@ -91,6 +95,22 @@ Expected<Compilation> compilation_for(const Options &o, const std::string &nvcc)
                     ")");
 }
 
+// The stored variant of (k, arch), described in one line plus its mapping.
+void print_variant(const tooling::Kernel &k, const std::string &arch, cache::VariantStore *store) {
+  if (!store || !k.not_optimizable.empty()) return;
+  auto v = store->get(k.hash, arch);
+  if (!v || !*v) return;
+  const cache::VariantRecord &r = **v;
+  std::printf("  variant: %s, %.2fx, numerics %s%s\n", r.id().substr(0, 16).c_str(), r.timing.speedup(),
+              r.numerics.empty() ? "unknown" : r.numerics.c_str(), r.launch ? ", changes the launch" : "");
+  if (!r.launch) return;
+  const launch::LaunchMapping &m = *r.launch;
+  std::printf("    grid (%s, %s, %s) block (%s, %s, %s) shared %s\n", m.grid[0].c_str(), m.grid[1].c_str(),
+              m.grid[2].c_str(), m.block[0].c_str(), m.block[1].c_str(), m.block[2].c_str(), m.shared.c_str());
+  for (const std::string &p : m.preconditions)
+    std::printf("    when %s\n", p.c_str());
+}
+
 void print_kernel(const tooling::Kernel &k, bool verbose) {
   std::printf("kernel %s\n", k.qualified_name.c_str());
   for (const std::string &m : k.mangled_names)
@@ -107,7 +127,9 @@ void print_kernel(const tooling::Kernel &k, bool verbose) {
     std::printf("\n");
   }
   for (const tooling::LaunchSite &l : k.launches)
-    std::printf("  launch: %s:%u:%u\n", l.file.c_str(), l.line, l.column);
+    std::printf("  launch: %s:%u:%u %s%s\n", l.file.c_str(), l.line, l.column, l.form.c_str(),
+                l.not_rewritable.empty() ? "" : (" kept (" + l.not_rewritable + ")").c_str());
+  std::printf("  launch adapter: %s\n", k.not_adaptable.empty() ? "yes" : ("no (" + k.not_adaptable + ")").c_str());
   std::printf("  optimizable: %s\n", k.not_optimizable.empty() ? "yes" : ("no (" + k.not_optimizable + ")").c_str());
   std::printf("  hash: %s\n", k.hash.c_str());
   if (!verbose) return;
@@ -156,6 +178,13 @@ int run_explain(const std::vector<std::string> &args) {
   unit.toolchain = toolchain ? *toolchain : tooling::toolchain_identity(nvcc);
   std::vector<std::string> archs = options->archs.empty() ? unit.archs : options->archs;
   double timeout = config->get_double("parse_timeout");
+  std::unique_ptr<cache::Env> env; // the local store, read only when it exists
+  std::optional<cache::VariantStore> store;
+  if (file_exists(config->dir() + "/store/data.mdb"))
+    if (auto e = cache::Env::open(config->dir(), cache::env_options(*config, true)); e) {
+      env = std::move(*e);
+      store.emplace(*env);
+    }
   int status = 0;
   for (const std::string &arch : archs) {
     tooling::ParseRequest request = parse_request_for(unit, arch, config->dir());
@@ -176,8 +205,10 @@ int run_explain(const std::vector<std::string> &args) {
     std::printf("%s: %zu kernel(s) for %s (%s, %u clang error(s) tolerated)\n", x->source_path.c_str(),
                 x->kernels.size(), arch.c_str(), how.c_str(), x->parse_errors);
     std::printf("toolchain: %s\n", request.toolchain.c_str());
-    for (const tooling::Kernel &k : x->kernels)
+    for (const tooling::Kernel &k : x->kernels) {
       print_kernel(k, options->verbose);
+      print_variant(k, arch, store ? &*store : nullptr);
+    }
   }
   return status;
 }

@@ -1,4 +1,3 @@
-#include "agent/kernel_text.h"
 #include "agent/lowering.h"
 #include "agent/transforms.h"
 #include "test_support.h"
@@ -29,27 +28,6 @@ const char *kMath = R"(__global__ void act(float *y, const float *x, int n) {
   y[i] = expf(x[i]) + sinf(x[i]) + my_expf(x[i]) + __expf(x[i]) + powf(x[i], 2.0f);
 })";
 } // namespace
-
-TEST(KernelText, FindsNameParamsAndBody) {
-  auto k = parse_kernel_text(kTemplated);
-  ASSERT_TRUE(k);
-  EXPECT_EQ(k->name, "scale");
-  auto params = split_params(kTemplated, *k);
-  ASSERT_EQ(params.size(), 4u);
-  EXPECT_EQ(param_name(params[1]), "in");
-  EXPECT_EQ(param_name(params[2]), "f");
-  EXPECT_EQ(param_signature("const float * __restrict__ x"), param_signature("const float *x"));
-  EXPECT_NE(param_signature("const float *x"), param_signature("float *x"));
-}
-
-TEST(KernelText, FindsLoops) {
-  auto k = parse_kernel_text(test::kSaxpy);
-  ASSERT_TRUE(k);
-  auto loops = find_loops(test::kSaxpy, *k);
-  ASSERT_EQ(loops.size(), 1u);
-  EXPECT_EQ(loops[0].keyword, "for");
-  EXPECT_NE(loops[0].header.find("i < n"), std::string::npos);
-}
 
 TEST(Transforms, EveryKbMechanicalIdExists) {
   for (const char *id : {"launch_bounds", "maxnreg", "unroll", "restrict_ldg", "fast_math", "block_size"})

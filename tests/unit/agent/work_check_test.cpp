@@ -1,4 +1,4 @@
-#include "agent/kernel_text.h"
+#include "tooling/kernel_text.h"
 #include "agent/transforms.h"
 #include "agent/work_check.h"
 #include "support/fs.h"
@@ -61,7 +61,7 @@ TEST(WorkCheck, MechanicalTransformsOfTheExampleKernelsPass) {
   for (const char *file : {"saxpy.cu", "matmul.cu", "reduce.cu"}) {
     auto text = kbcc::read_file(std::string(KBCC_SOURCE_DIR) + "/examples/src/" + file);
     ASSERT_TRUE(text) << file;
-    auto k = parse_kernel_text(*text);
+    auto k = kbcc::tooling::parse_kernel_text(*text);
     ASSERT_TRUE(k) << file;
     std::string kernel = text->substr(k->global_pos, k->body_close + 1 - k->global_pos);
     TransformContext ctx;

@@ -30,6 +30,61 @@ TEST(Variant, JsonRoundTripKeepsEveryField) {
   EXPECT_DOUBLE_EQ(back->timing.speedup(), 2.0);
 }
 
+VariantRecord launch_changing() {
+  VariantRecord r = sample();
+  launch::LaunchMapping m;
+  m.grid = {"ceil_div(grid.x * block.x, 8)", "1", "1"};
+  m.block = {"256", "1", "1"};
+  m.shared = "0";
+  m.preconditions = {"aligned(x, 16)"};
+  r.launch = m;
+  r.numerics = kNumericsReassociates;
+  return r;
+}
+
+TEST(Variant, RecordsWithoutLaunchOrNumericsStayVersion1) {
+  EXPECT_EQ(to_json(sample())["version"], 1);
+  EXPECT_FALSE(to_json(sample()).contains("launch"));
+  EXPECT_EQ(to_json(launch_changing())["version"], 2);
+}
+
+TEST(Variant, LaunchMappingRoundTripsAndIsPartOfTheId) {
+  VariantRecord r = launch_changing();
+  auto back = variant_from_json(to_json(r), "t");
+  ASSERT_TRUE(back) << back.error().message;
+  ASSERT_TRUE(back->launch);
+  EXPECT_EQ(back->launch->grid[0], "ceil_div(grid.x * block.x, 8)");
+  EXPECT_EQ(back->numerics, kNumericsReassociates);
+  EXPECT_EQ(back->id(), r.id());
+  EXPECT_NE(r.id(), sample().id());
+  auto j = to_json(r);
+  j["launch"]["block"][0] = "128";
+  auto tampered = variant_from_json(j, "v.json");
+  ASSERT_FALSE(tampered);
+  EXPECT_NE(tampered.error().message.find("$.id"), std::string::npos);
+}
+
+TEST(Variant, FutureVersionsAndBadMappingsAreRefusedClearly) {
+  auto j = to_json(launch_changing());
+  j["version"] = 3;
+  auto r = variant_from_json(j, "v.json");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("variant format version 3 is not supported"), std::string::npos);
+  j = to_json(launch_changing());
+  j["launch"]["preconditions"] = {"block.x %% 2"};
+  j.erase("id");
+  r = variant_from_json(j, "v.json");
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("v.json: $.launch"), std::string::npos) << r.error().message;
+  j = to_json(sample());
+  j["launch"] = to_json(launch_changing())["launch"];
+  j.erase("id");
+  EXPECT_FALSE(variant_from_json(j, "v.json"));
+  VariantRecord odd = sample();
+  odd.numerics = "approximately";
+  EXPECT_FALSE(check_variant(odd));
+}
+
 TEST(Variant, ParseErrorsNameTheField) {
   auto j = to_json(sample());
   j["validation"]["captures_checked"] = "many";

@@ -53,9 +53,10 @@ public:
 
 class FakeRewriter : public UnitRewriter {
 public:
-  Expected<std::string> rewrite(const CompileUnit &unit, const std::vector<tooling::Extraction> &,
-                                const std::vector<ChosenVariant> &chosen) override {
-    return "// rewritten " + unit.source + " with " + std::to_string(chosen.size()) + " variant(s)\n";
+  Expected<RewrittenUnit> rewrite(const CompileUnit &unit, const std::vector<tooling::Extraction> &,
+                                  const std::vector<ChosenVariant> &chosen) override {
+    return RewrittenUnit{"// rewritten " + unit.source + " with " + std::to_string(chosen.size()) + " variant(s)\n",
+                         {"kbcc-variant-1"}};
   }
 };
 

@@ -21,7 +21,7 @@ Substitution sub_for_k(std::vector<ArchVariant> variants) {
 } // namespace
 
 TEST(Rewrite, NoSubstitutionKeepsTextAfterLineDirective) {
-  auto out = rewrite_unit(kUnit, "/src/a.cu", {});
+  auto out = rewrite_unit(kUnit, "/src/a.cu", UnitEdits{});
   ASSERT_TRUE(out);
   EXPECT_EQ(*out, "#line 1 \"/src/a.cu\"\n" + kUnit);
 }
@@ -63,7 +63,7 @@ TEST(Rewrite, SeveralKernelsInAnyOrder) {
 }
 
 TEST(Rewrite, PathIsEscapedInLineDirectives) {
-  auto out = rewrite_unit("x", "/a \"q\"\\b.cu", {});
+  auto out = rewrite_unit("x", "/a \"q\"\\b.cu", UnitEdits{});
   ASSERT_TRUE(out);
   EXPECT_EQ(out->substr(0, 24), "#line 1 \"/a \\\"q\\\"\\\\b.cu\"");
 }

@@ -1,10 +1,10 @@
-#include "agent/kernel_text.h"
+#include "tooling/kernel_text.h"
 
 #include <algorithm>
 #include <cctype>
 #include <regex>
 
-namespace kbcc::agent {
+namespace kbcc::tooling {
 namespace {
 
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -250,4 +250,4 @@ bool has_identifier(const std::string &text, const std::string &ident) {
   return !ident.empty() && find_word(mask_code(text), ident, 0) != std::string::npos;
 }
 
-} // namespace kbcc::agent
+} // namespace kbcc::tooling

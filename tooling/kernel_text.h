@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace kbcc::agent {
+namespace kbcc::tooling {
 
 // `src` with comment and string/char literal contents replaced by spaces
 // (same length, newlines kept), so positions match the original.
@@ -55,4 +55,4 @@ std::vector<Loop> find_loops(const std::string &src, const KernelText &k);
 // True when `ident` occurs in `text` as a whole identifier.
 bool has_identifier(const std::string &text, const std::string &ident);
 
-} // namespace kbcc::agent
+} // namespace kbcc::tooling

@@ -1,0 +1,164 @@
+#include "tooling/launch_plan.h"
+
+#include "launch/adapter.h"
+#include "support/fs.h"
+#include "tooling/kernel_text.h"
+
+#include <map>
+
+namespace kbcc::tooling {
+namespace {
+
+// The unqualified name and the namespace prefix ("ns::inner::") of a kernel.
+std::pair<std::string, std::string> split_name(const std::string &qualified) {
+  size_t at = qualified.rfind("::");
+  if (at == std::string::npos) return {qualified, ""};
+  return {qualified.substr(at + 2), qualified.substr(0, at + 2)};
+}
+
+std::vector<launch::ParamInfo> param_infos(const Kernel &k) {
+  std::vector<launch::ParamInfo> out;
+  for (const Param &p : k.params) {
+    launch::ParamInfo i{p.name, launch::ParamInfo::Kind::Other, static_cast<unsigned>(p.size)};
+    if (p.is_pointer) i.kind = launch::ParamInfo::Kind::Pointer;
+    if (p.is_integer) i.kind = p.is_signed ? launch::ParamInfo::Kind::Signed : launch::ParamInfo::Kind::Unsigned;
+    out.push_back(i);
+  }
+  return out;
+}
+
+// One launch-changing variant of a kernel, ready to insert.
+struct Planned {
+  int arch = 0;
+  std::string arch_name, label, nspace, kernel, source;
+  launch::LaunchMapping mapping;
+};
+
+// `source` with its kernel renamed to `renamed` and a leading extern "C" of
+// the kernel's declaration dropped (the variant lives in an unnamed
+// namespace); Error when its first kernel is not called `name`.
+Expected<std::string> renamed_source(const std::string &source, const std::string &name, const std::string &renamed) {
+  auto k = parse_kernel_text(source);
+  if (!k) return k.error();
+  if (k->name != name) return make_error("variant kernel is named " + k->name + ", not " + name, "variant-name-mismatch");
+  std::string out = source;
+  out.replace(k->name_pos, k->name.size(), renamed);
+  std::string masked = mask_code(out);
+  size_t decl = masked.find_last_of(";}", k->global_pos);
+  decl = decl == std::string::npos ? 0 : decl + 1;
+  size_t ext = masked.find("extern", decl);
+  if (ext != std::string::npos && ext < k->global_pos) {
+    size_t quote = out.find("\"C\"", ext);
+    if (quote != std::string::npos && quote < k->global_pos) out.erase(ext, quote + 3 - ext);
+  }
+  return out;
+}
+
+std::string variant_block(const Planned &p) {
+  return "#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == " + std::to_string(p.arch) + "\nnamespace {\nnamespace " +
+         p.nspace + " {\n#line 1 \"" + p.label + "\"\n" + p.source + (p.source.empty() || p.source.back() != '\n' ? "\n" : "") +
+         "}\n}\n#endif\n";
+}
+
+std::string site_text(const LaunchSite &s, const std::string &adapter) {
+  if (s.form == kLaunchChevron) return adapter + "(";
+  if (s.form == kLaunchKernel) return adapter + "::launch_kernel";
+  if (s.form == kLaunchKernelEx) return adapter + "::launch_ex";
+  return adapter + "::launch_ex_c";
+}
+
+// Plans one kernel (every arch of one definition); false when nothing of it
+// can be used (the reason is in `why`).
+bool plan_kernel(const Kernel &k, const std::vector<Planned> &variants, LaunchPlan &plan, std::string &why) {
+  std::vector<Replacement> sites;
+  std::vector<std::string> kept;
+  unsigned rewritten = 0;
+  std::string adapter = adapter_name(k);
+  for (const LaunchSite &s : k.launches) {
+    if (!s.not_rewritable.empty()) {
+      kept.push_back(s.not_rewritable);
+      continue;
+    }
+    ++rewritten;
+    sites.push_back({s.edit_begin, s.edit_end, site_text(s, adapter)});
+    if (s.form == kLaunchChevron) sites.push_back({s.close_begin, s.close_end, ")"});
+  }
+  if (sites.empty()) {
+    why = "no-rewritable-launch-site";
+    return false;
+  }
+  launch::AdapterSpec spec;
+  auto [name, prefix] = split_name(k.qualified_name);
+  spec.name = adapter.substr(adapter.rfind("::") + 2);
+  spec.kernel_ref = name;
+  spec.kernel_hash = k.hash;
+  spec.display = k.qualified_name;
+  spec.params = param_infos(k);
+  std::string text;
+  for (const Planned &p : variants) {
+    spec.variants.push_back({p.arch, p.nspace + "::" + p.kernel, p.mapping});
+    text += variant_block(p);
+  }
+  auto def = launch::adapter_definition(spec);
+  if (!def) {
+    why = "bad-mapping";
+    return false;
+  }
+  text += "#line 1 \"" + adapter_line_name(variants.front().label) + "\"\nextern \"C++\" {\n" + *def + "}\n";
+  plan.edits.insertions.push_back({k.end, text});
+  plan.edits.replacements.insert(plan.edits.replacements.end(), sites.begin(), sites.end());
+  plan.sites_kept.insert(plan.sites_kept.end(), kept.begin(), kept.end());
+  plan.sites_rewritten += rewritten;
+  plan.kernels.push_back(k.qualified_name);
+  return true;
+}
+
+} // namespace
+
+std::string adapter_line_name(const std::string &variant_name) { return variant_name + "-adapter"; }
+
+std::string adapter_name(const Kernel &kernel) {
+  auto [name, prefix] = split_name(kernel.qualified_name);
+  return "::" + prefix + "__kbcc_launch_" + name + "_" + std::to_string(kernel.begin);
+}
+
+LaunchPlan plan_launch_variants(const std::string &path, const std::vector<Extraction> &per_arch,
+                                const std::vector<VariantChoice> &choices) {
+  LaunchPlan plan;
+  std::string unit = real_path(path);
+  std::map<std::pair<uint64_t, uint64_t>, std::pair<const Kernel *, std::vector<Planned>>> by_range;
+  for (const VariantChoice &c : choices) {
+    if (!c.launch) continue;
+    const Extraction *x = nullptr;
+    const Kernel *k = find_kernel(per_arch, c, &x);
+    std::string why = variant_refusal(k, unit);
+    if (why.empty()) why = k->not_adaptable;
+    int arch = cuda_arch_number(c.arch);
+    if (why.empty() && arch <= 0) why = "bad-arch";
+    Planned p{arch, c.arch, c.name, "", "", "", *c.launch};
+    if (why.empty()) {
+      auto [name, prefix] = split_name(k->qualified_name);
+      p.kernel = launch::variant_kernel_name(name, c.arch);
+      p.nspace = "__kbcc_" + c.arch + "_" + c.name.substr(c.name.size() > 8 ? c.name.size() - 8 : 0);
+      auto src = renamed_source(c.source, name, p.kernel);
+      if (!src) why = src.error().code.empty() ? "bad-variant-source" : src.error().code;
+      else p.source = *src;
+    }
+    if (!why.empty()) {
+      plan.skipped.push_back(why);
+      continue;
+    }
+    auto &slot = by_range[{k->begin, k->end}];
+    if (!slot.first) slot.first = k;
+    slot.second.push_back(std::move(p));
+  }
+  for (auto &[range, group] : by_range) {
+    std::string why;
+    if (!plan_kernel(*group.first, group.second, plan, why))
+      plan.skipped.insert(plan.skipped.end(), group.second.size(), why);
+  }
+  if (!plan.kernels.empty()) plan.edits.insertions.push_back({0, launch::runtime_preamble()});
+  return plan;
+}
+
+} // namespace kbcc::tooling
