@@ -1,12 +1,17 @@
 #include "agent/gpu_evaluator.h"
 
+#include "cache/variant.h"
+#include "gpu/capture_format.h"
 #include "support/fs.h"
 #include "support/log.h"
 #include "support/process.h"
 #include "tooling/rewrite.h"
 
 #include <chrono>
+#include <cstring>
 #include <filesystem>
+#include <future>
+#include <thread>
 
 namespace kbcc::agent {
 namespace {
@@ -92,18 +97,130 @@ Expected<std::string> substituted_unit(const KernelTask &task, const std::string
   return tooling::rewrite_unit(*text, task.tu_path, {sub});
 }
 
-GpuEvaluator::GpuEvaluator(GpuEvaluatorOptions options) : o_(std::move(options)) {
+// What a capture tells about the kernel's arguments.
+struct CaptureArgs {
+  gpu::CaptureInfo info;
+  launch::Launch launch; // the captured launch
+  std::vector<std::string> names;
+  std::vector<std::optional<int64_t>> integers; // per parameter: its value when an integer
+  std::vector<std::optional<uint64_t>> pointers; // per parameter: its address when a pointer
+};
+
+namespace {
+
+// The arguments of `c` read from its manifest with the kernel's parameter list.
+Expected<std::shared_ptr<CaptureArgs>> read_args(const gpu::CaptureInfo &c, const std::vector<tooling::Param> &params) {
+  auto text = read_file(c.manifest);
+  if (!text) return text.error();
+  auto m = gpu::manifest_from_json(*text, c.manifest);
+  if (!m) return m.error();
+  auto a = std::make_shared<CaptureArgs>();
+  a->info = c;
+  a->launch.grid[0] = c.grid.x, a->launch.grid[1] = c.grid.y, a->launch.grid[2] = c.grid.z;
+  a->launch.block[0] = c.block.x, a->launch.block[1] = c.block.y, a->launch.block[2] = c.block.z;
+  a->launch.shared = c.shared_mem;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const tooling::Param &p = params[i];
+    a->names.push_back(p.name);
+    a->integers.emplace_back();
+    a->pointers.emplace_back();
+    if (i >= m->params.size()) continue;
+    const gpu::ParamRecord &r = m->params[i];
+    if (r.offset + r.size > m->param_bytes.size() || r.size > 8) continue;
+    uint64_t raw = 0;
+    std::memcpy(&raw, m->param_bytes.data() + r.offset, r.size);
+    if (p.is_pointer && r.size == 8) a->pointers.back() = raw;
+    if (p.is_integer) {
+      int64_t v = static_cast<int64_t>(raw);
+      if (p.is_signed && r.size < 8 && (raw >> (8 * r.size - 1)) & 1) v = static_cast<int64_t>(raw | (~0ull << (8 * r.size)));
+      a->integers.back() = v;
+    }
+  }
+  return a;
+}
+
+// The arguments of a capture, with some integers replaced, as a Scope.
+class ArgScope : public launch::Scope {
+public:
+  ArgScope(const CaptureArgs &a, const std::map<std::string, int64_t> &overrides) : a_(a), over_(overrides) {}
+  std::optional<int64_t> value(const std::string &name) const override {
+    if (auto it = over_.find(name); it != over_.end()) return it->second;
+    for (size_t i = 0; i < a_.names.size(); ++i)
+      if (a_.names[i] == name) return a_.integers[i];
+    return std::nullopt;
+  }
+  std::optional<uint64_t> address(const std::string &name) const override {
+    for (size_t i = 0; i < a_.names.size(); ++i)
+      if (a_.names[i] == name) return a_.pointers[i];
+    return std::nullopt;
+  }
+
+private:
+  const CaptureArgs &a_;
+  const std::map<std::string, int64_t> &over_;
+};
+
+gpu::LaunchShape shape_of(const launch::Launch &l) {
+  gpu::LaunchShape s;
+  s.grid = {l.grid[0], l.grid[1], l.grid[2]};
+  s.block = {l.block[0], l.block[1], l.block[2]};
+  s.shared = l.shared;
+  return s;
+}
+
+// The candidate's launch on a capture: nullopt when a precondition does not
+// hold there (the adapter would run the original); an Error for a mapping
+// that cannot be evaluated.
+Expected<std::optional<gpu::LaunchShape>> candidate_shape(const Candidate &cand, const CaptureArgs &a,
+                                                          const std::map<std::string, int64_t> &overrides,
+                                                          bool &skipped) {
+  skipped = false;
+  if (!cand.launch) return std::optional<gpu::LaunchShape>{};
+  ArgScope scope(a, overrides);
+  auto applied = launch::apply_mapping(*cand.launch, a.launch, scope);
+  if (!applied) return applied.error();
+  if (!applied->ok) {
+    skipped = true;
+    return std::optional<gpu::LaunchShape>{};
+  }
+  return std::optional<gpu::LaunchShape>(shape_of(applied->launch));
+}
+
+// Smaller values of the candidate's size arguments, each a variation checked
+// against the original: n - 1 and about n / 2 (both >= 1).
+std::vector<std::map<std::string, int64_t>> size_variations(const Candidate &cand, const CaptureArgs &a) {
+  std::vector<std::map<std::string, int64_t>> out(2);
+  for (const std::string &name : cand.size_params)
+    for (size_t i = 0; i < a.names.size(); ++i)
+      if (a.names[i] == name && a.integers[i] && *a.integers[i] > 2) {
+        out[0][name] = *a.integers[i] - 1;
+        out[1][name] = *a.integers[i] / 2 + 1;
+      }
+  if (out[0].empty()) return {};
+  return out;
+}
+
+unsigned param_index(const CaptureArgs &a, const std::string &name) {
+  for (size_t i = 0; i < a.names.size(); ++i)
+    if (a.names[i] == name) return static_cast<unsigned>(i);
+  return ~0u;
+}
+
+} // namespace
+
+GpuEvaluator::GpuEvaluator(GpuEvaluatorOptions options) : o_(std::move(options)), session_(o_.runner) {
   work_dir_ = make_temp_dir("kbcc-optimize").value_or("/tmp");
+  if (o_.compile_jobs == 0) o_.compile_jobs = std::max(1u, std::thread::hardware_concurrency());
 }
 
 GpuEvaluator::~GpuEvaluator() {
   if (work_dir_ != "/tmp") remove_all(work_dir_);
 }
 
-Expected<std::string> GpuEvaluator::build(const KernelTask &task, const std::string &source) {
+Expected<std::string> GpuEvaluator::build(const KernelTask &task, const std::string &source, int id) {
   auto unit = substituted_unit(task, source);
   if (!unit) return unit.error();
-  std::string stem = work_dir_ + "/c" + std::to_string(builds_++);
+  std::string stem = work_dir_ + "/c" + std::to_string(id);
   std::string cu = stem + fs::path(task.tu_path).extension().string();
   Status st = write_file_atomic(cu, *unit);
   if (!st) return st.error();
@@ -118,38 +235,219 @@ Expected<std::string> GpuEvaluator::build(const KernelTask &task, const std::str
   return stem + ".cubin";
 }
 
-Expected<std::vector<gpu::CaptureInfo>> GpuEvaluator::captures(const KernelTask &task) const {
-  std::vector<gpu::CaptureInfo> out;
+std::vector<Expected<std::string>> GpuEvaluator::build_all(const KernelTask &task,
+                                                            const std::vector<std::string> &sources) {
+  std::vector<std::future<Expected<std::string>>> running;
+  std::vector<Expected<std::string>> out;
+  for (size_t i = 0; i < sources.size(); ++i) {
+    int id = builds_++;
+    running.push_back(std::async(std::launch::async, [this, &task, &sources, i, id] { return build(task, sources[i], id); }));
+    if (running.size() >= o_.compile_jobs || i + 1 == sources.size()) {
+      for (auto &f : running)
+        out.push_back(f.get());
+      running.clear();
+    }
+  }
+  return out;
+}
+
+Expected<std::vector<CaptureArgs>> GpuEvaluator::captures(const KernelTask &task) {
+  std::vector<CaptureArgs> out;
   for (const std::string &id : task.captures) {
-    auto c = gpu::find_capture(o_.captures_dir, id);
-    if (!c) return c.error();
-    out.push_back(*c);
+    if (!args_.count(id)) {
+      auto c = gpu::find_capture(o_.captures_dir, id);
+      if (!c) return c.error();
+      auto a = read_args(*c, task.kernel.params);
+      if (!a) return a.error();
+      args_[id] = *a;
+    }
+    out.push_back(*args_[id]);
   }
   if (out.empty())
     return make_error("no replayable capture of " + task.kernel.qualified_name + " for " + task.arch, "no-captures");
   return out;
 }
 
-Expected<Timing> GpuEvaluator::time_all(const std::vector<gpu::CaptureInfo> &caps, const std::string &cubin) {
-  Timing t;
-  gpu::TimingOptions to;
-  to.runner = o_.runner;
-  to.reps = o_.timing_reps;
-  for (const auto &c : caps) {
-    auto s = gpu::time_capture(c, cubin, to);
-    if (!s) return s.error();
-    t.median_ms += s->median_us / 1000.0;
-    t.spread_ms += (s->p75_us - s->p25_us) / 2000.0;
-    t.samples += static_cast<int>(s->reps);
+Expected<std::string> GpuEvaluator::original(const KernelTask &task) {
+  std::string key = task.kernel.hash + "/" + task.arch;
+  if (key != task_key_) {
+    session_.drop();
+    task_key_ = key;
+    original_cubin_.clear();
+    baseline_us_.clear();
+    baseline_metrics_.reset();
   }
-  return t;
+  if (!original_cubin_.empty()) return original_cubin_;
+  auto cubin = build(task, task.kernel.source, builds_++);
+  if (!cubin)
+    return make_error("the original kernel does not compile for " + task.arch + ": " +
+                          cubin.error().message.substr(0, 2000),
+                      "baseline-compile");
+  original_cubin_ = *cubin;
+  return original_cubin_;
 }
 
-Metrics GpuEvaluator::profile(const gpu::CaptureInfo &capture, const std::string &cubin) {
+Expected<Measurement> GpuEvaluator::baseline(const KernelTask &task) {
+  double before = session_.seconds();
+  auto caps = captures(task);
+  if (!caps) return caps.error();
+  auto cubin = original(task);
+  if (!cubin) return cubin.error();
+  Measurement m;
+  for (const CaptureArgs &c : *caps) {
+    gpu::TimeRequest q;
+    q.candidate = *cubin;
+    q.reps = o_.timing_reps;
+    auto t = session_.time(c.info, q);
+    if (!t) return t.error();
+    baseline_us_[c.info.id] = t->at(0).median_us;
+    m.timing.median_ms += t->at(0).median_us / 1000.0;
+    m.timing.spread_ms += (t->at(0).p75_us - t->at(0).p25_us) / 2000.0;
+    m.timing.samples += static_cast<int>(t->at(0).reps);
+  }
+  m.gpu_seconds = session_.seconds() - before;
+  if (!baseline_metrics_) {
+    auto start = std::chrono::steady_clock::now();
+    baseline_metrics_ = profile(task, Candidate{task.kernel.source, {}, "original", {}, "", "", {}, {}});
+    m.gpu_seconds += seconds_since(start);
+  }
+  m.metrics = *baseline_metrics_;
+  return m;
+}
+
+Expected<Evaluation> GpuEvaluator::judge(const KernelTask &task, const Candidate &cand, const std::string &cubin) {
+  double before = session_.seconds();
+  Evaluation e;
+  e.compiled = true;
+  auto caps = captures(task);
+  if (!caps) return caps.error();
+  std::map<unsigned, gpu::ElementType> types;
+  for (size_t i = 0; i < task.kernel.params.size(); ++i)
+    if (task.kernel.params[i].is_pointer)
+      types[static_cast<unsigned>(i)] = gpu::element_type_from_name(task.kernel.params[i].pointee_type);
+  Timing timing;
+  for (const CaptureArgs &c : *caps) {
+    bool skipped = false;
+    auto shape = candidate_shape(cand, c, {}, skipped);
+    if (!shape) {
+      e.validation_log = "capture " + c.info.id + ": " + shape.error().message;
+      return e;
+    }
+    if (skipped) { // the original runs on this capture
+      ++e.captures_skipped;
+      timing.median_ms += baseline_us_[c.info.id] / 1000.0;
+      continue;
+    }
+    gpu::CheckRequest q;
+    q.candidate = cubin;
+    q.reference = c.info.arch == task.arch ? "" : original_cubin_;
+    q.shape = *shape;
+    q.fuzz_rounds = o_.fuzz_rounds;
+    q.types = types;
+    if (cand.numerics == cache::kNumericsReassociates && !cand.reduction_length.empty()) {
+      ArgScope scope(c, {});
+      if (auto n = launch::parse_expr(cand.reduction_length); n)
+        if (auto v = launch::evaluate(**n, scope); v && *v > 0) q.reassociation_n = static_cast<uint64_t>(*v);
+    }
+    for (const auto &over : size_variations(cand, c)) {
+      bool off = false;
+      auto vshape = candidate_shape(cand, c, over, off);
+      if (!vshape || off) continue;
+      gpu::CheckRequest::Variation v;
+      for (const auto &[name, value] : over)
+        v.params[param_index(c, name)] = value;
+      v.shape = *vshape;
+      q.variations.push_back(v);
+    }
+    auto r = session_.check(c.info, q);
+    if (!r) return r.error();
+    e.max_error = std::max(e.max_error, r->max_error);
+    e.tolerance = std::max(e.tolerance, r->tolerance);
+    if (!r->pass) {
+      e.validation_log = "capture " + c.info.id + ": " + r->reason;
+      e.gpu_seconds = session_.seconds() - before;
+      return e;
+    }
+    ++e.captures_checked;
+    gpu::TimeRequest tq;
+    tq.candidate = cubin;
+    tq.shape = *shape;
+    tq.reps = o_.timing_reps;
+    auto t = session_.time(c.info, tq);
+    if (!t) return t.error();
+    timing.median_ms += t->at(0).median_us / 1000.0;
+    timing.spread_ms += (t->at(0).p75_us - t->at(0).p25_us) / 2000.0;
+    timing.samples += static_cast<int>(t->at(0).reps);
+  }
+  e.gpu_seconds = session_.seconds() - before;
+  if (e.captures_checked == 0) {
+    e.validation_log = "the variant's preconditions hold on no capture";
+    return e;
+  }
+  e.validated = true;
+  e.tolerance = std::max(e.tolerance, e.max_error);
+  e.timing = timing;
+  return e;
+}
+
+std::vector<Expected<Evaluation>> GpuEvaluator::evaluate(const KernelTask &task,
+                                                         const std::vector<Candidate> &candidates) {
+  std::vector<Expected<Evaluation>> out;
+  auto orig = original(task);
+  if (!orig) {
+    for (size_t i = 0; i < candidates.size(); ++i)
+      out.push_back(orig.error());
+    return out;
+  }
+  if (baseline_us_.empty()) (void)baseline(task);
+  std::vector<std::string> sources;
+  for (const Candidate &c : candidates)
+    sources.push_back(c.source);
+  auto cubins = build_all(task, sources);
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (!cubins[i]) {
+      if (cubins[i].error().code != "compile") {
+        out.push_back(cubins[i].error());
+        continue;
+      }
+      Evaluation e;
+      e.compile_log = cubins[i].error().message;
+      out.push_back(e);
+      continue;
+    }
+    out.push_back(judge(task, candidates[i], *cubins[i]));
+  }
+  return out;
+}
+
+namespace {
+
+// The first capture where `cand`'s preconditions hold, with its launch.
+std::optional<std::pair<CaptureArgs, std::string>> first_applicable(const Candidate &cand,
+                                                                    const std::vector<CaptureArgs> &caps) {
+  for (const CaptureArgs &c : caps) {
+    bool skipped = false;
+    auto shape = candidate_shape(cand, c, {}, skipped);
+    if (!shape || skipped) continue;
+    return std::make_pair(c, *shape ? gpu::launch_arg(**shape) : std::string());
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+Metrics GpuEvaluator::profile(const KernelTask &task, const Candidate &cand) {
   if (!o_.profile) return {};
+  auto caps = captures(task);
+  if (!caps) return {};
+  auto at = first_applicable(cand, *caps);
+  if (!at) return {};
+  auto cubin = cand.source == task.kernel.source ? original(task) : build(task, cand.source, builds_++);
+  if (!cubin) return {};
   gpu::ProfileOptions po;
   po.runner = o_.runner;
-  auto p = gpu::profile(capture, cubin, po);
+  po.launch = at->second;
+  auto p = gpu::profile(at->first.info, *cubin, po);
   if (!p) {
     log_line("kbcc optimize: profiling failed (" + p.error().message + "); state from timing only");
     return {};
@@ -157,69 +455,22 @@ Metrics GpuEvaluator::profile(const gpu::CaptureInfo &capture, const std::string
   return Metrics(p->metrics.begin(), p->metrics.end());
 }
 
-Expected<Measurement> GpuEvaluator::baseline(const KernelTask &task) {
-  auto start = std::chrono::steady_clock::now();
+Expected<bool> GpuEvaluator::sanitize(const KernelTask &task, const Candidate &cand, std::string &report) {
+  report.clear();
+  if (!o_.memcheck) return true;
   auto caps = captures(task);
   if (!caps) return caps.error();
-  auto cubin = build(task, task.kernel.source);
-  if (!cubin)
-    return make_error("the original kernel does not compile for " + task.arch + ": " +
-                          cubin.error().message.substr(0, 2000),
-                      "baseline-compile");
-  auto t = time_all(*caps, *cubin);
-  if (!t) return t.error();
-  Measurement m;
-  m.timing = *t;
-  m.metrics = profile(caps->front(), *cubin);
-  m.gpu_seconds = seconds_since(start);
-  return m;
-}
-
-Expected<Evaluation> GpuEvaluator::evaluate(const KernelTask &task, const Candidate &candidate) {
-  auto start = std::chrono::steady_clock::now();
-  Evaluation e;
-  auto caps = captures(task);
-  if (!caps) return caps.error();
-  auto cubin = build(task, candidate.source);
-  if (!cubin) {
-    if (cubin.error().code != "compile") return cubin.error();
-    e.compile_log = cubin.error().message;
-    return e;
+  auto at = first_applicable(cand, *caps);
+  if (!at) return make_error("the variant's preconditions hold on no capture");
+  auto cubin = build(task, cand.source, builds_++);
+  if (!cubin) return cubin.error();
+  auto s = gpu::sanitize(at->first.info, *cubin, gpu::SanitizerTool::Memcheck, o_.runner, at->second);
+  if (!s) {
+    if (s.error().code == "no-sanitizer") return true; // not installed: "skipped"
+    return s.error();
   }
-  e.compiled = true;
-  gpu::ValidationOptions vo;
-  vo.replay.runner = o_.runner;
-  vo.fuzz_rounds = o_.fuzz_rounds;
-  for (size_t i = 0; i < task.kernel.params.size(); ++i)
-    if (task.kernel.params[i].is_pointer)
-      vo.replay.param_types[static_cast<unsigned>(i)] = gpu::element_type_from_name(task.kernel.params[i].pointee_type);
-  for (size_t i = 0; i < caps->size(); ++i) {
-    vo.memcheck = o_.memcheck && i == 0;
-    auto v = gpu::validate((*caps)[i], *cubin, vo);
-    if (!v) return v.error();
-    e.max_error = std::max(e.max_error, v->max_error);
-    for (const auto &b : v->replay.buffers)
-      e.tolerance = std::max(e.tolerance, b.tolerance.abs);
-    e.sanitizer_ran |= !v->sanitizers.empty();
-    for (const auto &s : v->sanitizers)
-      if (!s.clean) {
-        e.sanitizer_clean = false;
-        e.validation_log = "capture " + (*caps)[i].id + ": compute-sanitizer: " + s.summary;
-      }
-    if (!v->pass) {
-      e.validation_log = "capture " + (*caps)[i].id + ": " + v->reason;
-      e.gpu_seconds = seconds_since(start);
-      return e;
-    }
-  }
-  e.validated = true;
-  e.tolerance = std::max(e.tolerance, e.max_error); // the harness passed it with its relative tolerance
-  auto t = time_all(*caps, *cubin);
-  if (!t) return t.error();
-  e.timing = *t;
-  e.metrics = profile(caps->front(), *cubin);
-  e.gpu_seconds = seconds_since(start);
-  return e;
+  report = "memcheck: " + std::to_string(s->errors) + " error(s)" + (s->clean ? "" : ": " + s->summary);
+  return s->clean;
 }
 
 } // namespace kbcc::agent

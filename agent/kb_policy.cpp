@@ -4,6 +4,7 @@
 #include "tooling/kernel.h"
 
 #include <algorithm>
+#include <set>
 
 namespace kbcc::agent {
 namespace {
@@ -57,6 +58,19 @@ std::string kb_bottleneck(const std::string &c) {
   if (c == "underutilized") return "parallelism";
   return "other";
 }
+
+namespace {
+
+kb::Outcome outcome_of(const Attempt &a) {
+  kb::Outcome out;
+  out.compiled = a.compiled;
+  out.validated = a.outcome != Outcome::Failed;
+  out.success = a.outcome == Outcome::Improved;
+  out.speedup = a.speedup;
+  return out;
+}
+
+} // namespace
 
 KbPolicy::KbPolicy(kb::Policy policy, kb::PolicyStore *store, std::string contributor)
     : policy_(std::move(policy)), store_(store), contributor_(std::move(contributor)) {}
@@ -136,12 +150,43 @@ std::vector<Option> KbPolicy::all_options(const std::string &state, const std::s
 
 Status KbPolicy::record(const std::string &state, const std::string &option, const std::string &arch,
                         const Attempt &a) {
-  kb::Outcome out;
-  out.compiled = a.compiled;
-  out.validated = a.outcome != Outcome::Failed;
-  out.success = a.outcome == Outcome::Improved;
-  out.speedup = a.speedup;
+  kb::Outcome out = outcome_of(a);
   auto fn = [&](kb::Policy &p) { return p.record(state, option, arch, contributor_, out); };
+  if (store_) {
+    Status st = store_->update(fn);
+    if (!st) return st;
+  }
+  return fn(policy_);
+}
+
+std::vector<std::string> KbPolicy::parameter_ranking(const std::string &option, const std::string &arch) const {
+  const kb::Optimization *o = policy_.find_optimization(option);
+  if (!o) return {};
+  for (const std::string &scope : {arch, std::string()}) {
+    std::vector<std::pair<double, std::string>> scored;
+    std::set<std::string> values;
+    for (const auto &[a, per_value] : o->parameters)
+      if (scope.empty() || a == scope)
+        for (const auto &[value, by] : per_value)
+          values.insert(value);
+    for (const std::string &v : values) {
+      kb::StatsSummary s = policy_.parameter_summary(option, v, scope);
+      if (s.geomean_speedup > 0) scored.push_back({s.geomean_speedup, v});
+    }
+    if (scored.empty()) continue;
+    std::stable_sort(scored.begin(), scored.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
+    std::vector<std::string> out;
+    for (const auto &[score, v] : scored)
+      out.push_back(v);
+    return out;
+  }
+  return {};
+}
+
+Status KbPolicy::record_parameters(const std::string &option, const std::string &arch,
+                                   const std::map<std::string, std::string> &params, const Attempt &a) {
+  kb::Outcome out = outcome_of(a);
+  auto fn = [&](kb::Policy &p) { return p.record_parameters(option, arch, contributor_, params, out); };
   if (store_) {
     Status st = store_->update(fn);
     if (!st) return st;

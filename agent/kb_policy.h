@@ -21,6 +21,11 @@ public:
   std::vector<Option> all_options(const std::string &state, const std::string &arch) const override;
   Status record(const std::string &state, const std::string &option, const std::string &arch,
                 const Attempt &attempt) override;
+  // Values with validated evidence on `arch` (else on any arch), by the
+  // geometric mean of their speedups, best first.
+  std::vector<std::string> parameter_ranking(const std::string &option, const std::string &arch) const override;
+  Status record_parameters(const std::string &option, const std::string &arch,
+                           const std::map<std::string, std::string> &params, const Attempt &attempt) override;
   nlohmann::json document() const override;
   Status apply_patch(const nlohmann::json &patch) override;
 

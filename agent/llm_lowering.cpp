@@ -1,6 +1,10 @@
 #include "agent/llm_lowering.h"
 
 #include "agent/prompt.h"
+#include "cache/variant.h"
+#include "tooling/launch_plan.h"
+
+#include <nlohmann/json.hpp>
 
 namespace kbcc::agent {
 
@@ -14,13 +18,44 @@ Expected<Lowered> LlmLowerer::ask(const LoweringRequest &r, const std::vector<ll
   auto code = fenced_block(reply->text, {"cuda", "cpp", "c++", "cu", "c"});
   if (!code || code->find("__global__") == std::string::npos)
     return make_error("LLM reply has no ```cuda block with the kernel", "llm-reply");
+  Candidate c;
+  c.source = *code;
+  c.optimizations = r.start->optimizations;
+  c.optimizations.push_back(r.option.id);
+  c.lowering = "llm:" + client_.options().model;
+  if (auto mapping = fenced_block(reply->text, {"json"})) {
+    if (Status st = read_launch(*mapping, *r.task, c); !st)
+      return make_error("LLM reply: " + st.error().message, "llm-reply");
+  } else {
+    c.launch = r.start->launch; // the current launch mapping stays
+    c.numerics = r.start->numerics;
+    c.reduction_length = r.start->reduction_length;
+  }
   Lowered out;
-  out.candidate.source = *code;
-  out.candidate.optimizations = r.start->optimizations;
-  out.candidate.optimizations.push_back(r.option.id);
-  out.candidate.lowering = "llm:" + client_.options().model;
+  out.candidates.push_back(std::move(c));
   out.usage = reply->usage;
   return out;
+}
+
+Status read_launch(const std::string &text, const KernelTask &task, Candidate &c) {
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return make_error("the ```json block is not a JSON object", "llm-reply");
+  if (j.contains("launch")) {
+    auto m = launch::mapping_from_json(j["launch"], "the launch mapping");
+    if (!m) return m.error();
+    if (Status st = launch::check_mapping(*m, tooling::launch_params(task.kernel.params)); !st) return st;
+    c.launch = *m;
+  }
+  std::string numerics = j.value("numerics", std::string(cache::kNumericsExact));
+  if (numerics != cache::kNumericsExact && numerics != cache::kNumericsReassociates)
+    return make_error("numerics must be \"exact\" or \"reassociates\", not \"" + numerics + "\"", "llm-reply");
+  c.numerics = numerics;
+  if (j.contains("reduction_length")) {
+    if (!j["reduction_length"].is_string()) return make_error("reduction_length must be a string", "llm-reply");
+    c.reduction_length = j["reduction_length"].get<std::string>();
+    if (auto e = launch::parse_expr(c.reduction_length); !e) return e.error();
+  }
+  return Status::ok();
 }
 
 Expected<Lowered> LlmLowerer::lower(const LoweringRequest &r) { return ask(r, lowering_prompt(r)); }

@@ -11,7 +11,8 @@ class LlmLowerer : public Lowerer {
 public:
   explicit LlmLowerer(llm::Client &client) : client_(client) {}
   bool can_lower(const Option &) const override { return true; }
-  // Error code "llm-reply" when the reply has no code block; transport errors pass through.
+  // Error code "llm-reply" when the reply has no code block or a launch
+  // mapping that does not check (launch/mapping.h); transport errors pass through.
   Expected<Lowered> lower(const LoweringRequest &request) override;
   Expected<Lowered> fix(const LoweringRequest &request, const Candidate &failed, const std::string &feedback) override;
   Usage spent() const override { return spent_; }
@@ -21,5 +22,10 @@ private:
   Expected<Lowered> ask(const LoweringRequest &request, const std::vector<llm::Message> &messages);
   llm::Client &client_;
 };
+
+// Reads the ```json block of a reply (launch mapping, numerics class,
+// reduction length) into `c`; Error when it is malformed or names what the
+// kernel does not have.
+Status read_launch(const std::string &json_text, const KernelTask &task, Candidate &c);
 
 } // namespace kbcc::agent

@@ -43,42 +43,73 @@ template <class Fn> Expected<Lowered> charged(Context &c, StepRecord &step, Fn f
   return out;
 }
 
-// Compiles, statically checks and evaluates a candidate, feeding failures back
-// to the lowerer up to max_fixes times. The final candidate is left in `cand`.
+// Statically checks a candidate; the failure as feedback, or "".
+std::string static_failure(const Context &c, const Candidate &cand) {
+  Status check = check_candidate(c.task.kernel.source, cand.source);
+  return check ? "" : "static check (" + check.error().code + "): " + check.error().message;
+}
+
+// Feedback for a failed evaluation, or "" when it passed.
+std::string failure_of(const Evaluation &e) {
+  if (!e.compiled) return "compile error:\n" + e.compile_log;
+  if (!e.validated) return "validation failed:\n" + e.validation_log;
+  if (!e.sanitizer_clean) return "compute-sanitizer reported errors:\n" + e.validation_log;
+  return {};
+}
+
+// Evaluates one candidate, feeding failures back to the lowerer up to
+// max_fixes times (LLM candidates). The final candidate is left in `cand`.
 Evaluation validate_with_fixes(Context &c, const LoweringRequest &req, Candidate &cand, StepRecord &step) {
   Evaluation eval;
   for (int round = 0;; ++round) {
-    std::string feedback;
-    Status check = check_candidate(c.task.kernel.source, cand.source);
-    if (!check) {
-      eval = Evaluation{};
-      feedback = "static check (" + check.error().code + "): " + check.error().message;
+    std::string feedback = static_failure(c, cand);
+    if (feedback.empty()) {
+      auto e = std::move(c.evaluator.evaluate(c.task, {cand}).front());
+      eval = e ? *e : Evaluation{};
+      feedback = e ? failure_of(eval) : "evaluation error: " + e.error().message;
+      c.budget.gpu_seconds += eval.gpu_seconds;
+      step.gpu_seconds += eval.gpu_seconds;
     } else {
-      auto e = c.evaluator.evaluate(c.task, cand);
-      if (!e) {
-        eval = Evaluation{};
-        feedback = "evaluation error: " + e.error().message;
-      } else {
-        eval = *e;
-        c.budget.gpu_seconds += eval.gpu_seconds;
-        step.gpu_seconds += eval.gpu_seconds;
-        if (!eval.compiled)
-          feedback = "compile error:\n" + eval.compile_log;
-        else if (!eval.validated)
-          feedback = "validation failed:\n" + eval.validation_log;
-        else if (!eval.sanitizer_clean)
-          feedback = "compute-sanitizer reported errors:\n" + eval.validation_log;
-      }
+      eval = Evaluation{};
     }
+    ++step.candidates;
     if (feedback.empty()) return eval;
     step.error = feedback.substr(0, 2000);
     eval.validated = false;
     if (round >= c.options.max_fixes || c.budget.exhausted(c.options)) return eval;
     auto fixed = charged(c, step, [&] { return c.lowerer.fix(req, cand, feedback); });
-    if (!fixed) return eval;
-    cand = fixed->candidate;
+    if (!fixed || fixed->candidates.empty()) return eval;
+    cand = fixed->candidates.front();
     step.fix_rounds = round + 1;
   }
+}
+
+// Evaluates the parameter settings of a mechanical step together (compiled in
+// parallel); returns one evaluation per candidate.
+std::vector<Evaluation> evaluate_settings(Context &c, const std::vector<Candidate> &cands, StepRecord &step) {
+  std::vector<Evaluation> evals(cands.size());
+  std::vector<Candidate> checked;
+  std::vector<size_t> where;
+  for (size_t i = 0; i < cands.size(); ++i) {
+    if (std::string f = static_failure(c, cands[i]); !f.empty()) {
+      evals[i].validation_log = f;
+      continue;
+    }
+    checked.push_back(cands[i]);
+    where.push_back(i);
+  }
+  auto results = c.evaluator.evaluate(c.task, checked);
+  for (size_t k = 0; k < results.size() && k < where.size(); ++k) {
+    if (!results[k]) {
+      evals[where[k]].validation_log = "evaluation error: " + results[k].error().message;
+      continue;
+    }
+    evals[where[k]] = *results[k];
+    c.budget.gpu_seconds += results[k]->gpu_seconds;
+    step.gpu_seconds += results[k]->gpu_seconds;
+  }
+  step.candidates += static_cast<int>(cands.size());
+  return evals;
 }
 
 // Folds the step's outcome into the KB statistics of (state, option, arch).
@@ -88,49 +119,87 @@ void update_policy(Context &c, const Option &option, const std::string &state, S
   if (!st) log_line("kbcc optimize: KB update failed: " + st.error().message);
 }
 
+// Folds every evaluated parameter setting into the KB's parameter evidence.
+void update_parameters(Context &c, const Option &option, const std::vector<Candidate> &cands,
+                       const std::vector<Evaluation> &evals, const Timing &from, double predicted) {
+  for (size_t i = 0; i < cands.size(); ++i) {
+    if (cands[i].params.empty()) continue;
+    Outcome o = classify(evals[i], from, c.options.noise);
+    Attempt a{o, evals[i].compiled, o == Outcome::Failed ? 0 : speedup_of(from, evals[i].timing), predicted};
+    Status st = c.policy.record_parameters(option.id, c.task.arch, cands[i].params, a);
+    if (!st) log_line("kbcc optimize: KB parameter update failed: " + st.error().message);
+  }
+}
+
+// Index of the fastest validated evaluation, or of the first when none validated.
+size_t best_of(const std::vector<Evaluation> &evals) {
+  size_t best = 0;
+  bool found = false;
+  for (size_t i = 0; i < evals.size(); ++i) {
+    bool ok = evals[i].validated && evals[i].sanitizer_clean;
+    if (ok && (!found || evals[i].timing.median_ms < evals[best].timing.median_ms)) best = i, found = true;
+  }
+  return best;
+}
+
 enum class StepEnd { Done, Skip, NoCandidates };
 
 // One step from `pos`; moves `pos` when the candidate improved on it.
 StepEnd run_step(Context &c, Position &pos, Rng &rng, std::set<std::string> &tried, StepRecord &step, int trajectory) {
-  auto eligible = [&](const Option &o) { return !tried.count(o.id) && c.lowerer.can_lower(o); };
+  auto eligible = [&](const Option &o) {
+    return !tried.count(o.id) && (o.mechanical.empty() || !tried.count("transform:" + o.mechanical)) &&
+           c.lowerer.can_lower(o);
+  };
   auto choice = select_option(c.policy.options(pos.state, c.task.arch), eligible, c.options.selector, rng);
   // Nothing of the state's own can be lowered: probe with the rest of the KB.
   if (!choice) choice = select_option(c.policy.all_options(pos.state, c.task.arch), eligible, c.options.selector, rng);
   if (!choice) return StepEnd::NoCandidates;
   const Option &option = choice->option;
   tried.insert(option.id);
+  if (!option.mechanical.empty()) tried.insert("transform:" + option.mechanical);
   step.state = pos.state;
   step.option = option.id;
   step.explored = choice->explored;
   step.predicted = expected_speedup(option);
-  LoweringRequest req{&c.task, &pos.candidate, State{pos.state, "", "", {}}, pos.metrics, option, trajectory};
+  LoweringRequest req{&c.task, &pos.candidate, State{pos.state, "", "", {}}, pos.metrics, option, trajectory,
+                      c.options.candidates_per_step, c.policy.parameter_ranking(option.id, c.task.arch)};
   for (const State &s : c.policy.states())
     if (s.name == pos.state) req.state = s;
   auto lowered = charged(c, step, [&] { return c.lowerer.lower(req); });
-  if (!lowered) {
-    if (lowered.error().code == "not-applicable") return StepEnd::Skip;
-    step.error = lowered.error().message;
+  if (!lowered || lowered->candidates.empty()) {
+    if (!lowered && lowered.error().code == "not-applicable") return StepEnd::Skip;
+    step.error = lowered ? "the lowering produced no candidate" : lowered.error().message;
     step.outcome = Outcome::Failed;
     step.lowering = "llm";
     return StepEnd::Done; // infrastructure failure: no KB evidence about the technique
   }
-  Candidate cand = lowered->candidate;
+  std::vector<Candidate> cands = lowered->candidates;
+  std::vector<Evaluation> evals;
+  if (cands.size() == 1 && cands[0].lowering.rfind("llm:", 0) == 0)
+    evals = {validate_with_fixes(c, req, cands[0], step)};
+  else
+    evals = evaluate_settings(c, cands, step);
+  size_t b = best_of(evals);
+  const Candidate &cand = cands[b];
+  const Evaluation &eval = evals[b];
   step.lowering = cand.lowering;
-  Evaluation eval = validate_with_fixes(c, req, cand, step);
+  step.params = cand.params;
   step.compiled = eval.compiled;
   step.validated = eval.validated && eval.sanitizer_clean;
+  if (!step.validated && step.error.empty()) step.error = failure_of(eval).substr(0, 2000);
   step.candidate_median_ms = step.validated ? eval.timing.median_ms : 0;
-  step.metrics = eval.metrics;
   step.outcome = classify(eval, pos.timing, c.options.noise);
   step.speedup = step.outcome == Outcome::Failed ? 0 : speedup_of(pos.timing, eval.timing);
   step.total_speedup = step.outcome == Outcome::Failed ? 0 : speedup_of(c.baseline.timing, eval.timing);
   step.reward = reward(step.outcome, step.speedup, step.predicted);
   update_policy(c, option, pos.state, step);
+  update_parameters(c, option, cands, evals, pos.timing, step.predicted);
   if (step.outcome == Outcome::Improved) {
     pos.candidate = cand;
     pos.timing = eval.timing;
-    pos.metrics = eval.metrics;
-    auto next = extract_state(c.policy, eval.metrics, c.options.state_threshold);
+    pos.metrics = c.evaluator.profile(c.task, cand);
+    step.metrics = pos.metrics;
+    auto next = extract_state(c.policy, pos.metrics, c.options.state_threshold);
     if (next) pos.state = next->name;
   }
   step.next_state = pos.state;
@@ -204,7 +273,7 @@ void finish(Context &c, KernelResult &result) {
   Timing base = c.baseline.timing;
   if (c.options.confirm) {
     auto b = c.evaluator.baseline(c.task);
-    auto e = c.evaluator.evaluate(c.task, *result.best);
+    auto e = std::move(c.evaluator.evaluate(c.task, {*result.best}).front());
     if (!b || !e || !e->validated || !e->compiled) {
       result.verdict = "confirmation run failed";
       return;
@@ -212,6 +281,14 @@ void finish(Context &c, KernelResult &result) {
     c.budget.gpu_seconds += b->gpu_seconds + e->gpu_seconds;
     base = b->timing;
     result.best_eval = *e;
+  }
+  std::string report;
+  auto clean = c.evaluator.sanitize(c.task, *result.best, report);
+  result.best_eval.sanitizer_ran = clean && !report.empty();
+  if (!clean || !*clean) {
+    result.best_eval.sanitizer_clean = false;
+    result.verdict = "compute-sanitizer: " + (clean ? report : clean.error().message).substr(0, 300);
+    return;
   }
   result.speedup = speedup_of(base, result.best_eval.timing);
   if (!significantly_faster(base, result.best_eval.timing, c.options.noise)) {
@@ -246,6 +323,8 @@ nlohmann::json to_json(const TrajectoryRecord &t) {
                      {"reward", s.reward},
                      {"next_state", s.next_state},
                      {"fix_rounds", s.fix_rounds},
+                     {"candidates", s.candidates},
+                     {"params", s.params},
                      {"error", s.error},
                      {"input_tokens", s.usage.input_tokens},
                      {"output_tokens", s.usage.output_tokens},

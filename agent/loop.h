@@ -24,6 +24,7 @@ struct LoopOptions {
   int step_patience = 2;         // flat steps before a trajectory stops
   int trajectory_patience = 3;   // flat trajectories before the kernel stops
   int max_fixes = 2;             // fixer rounds per step (LLM candidates)
+  int candidates_per_step = 8;   // parameter settings a mechanical step evaluates
   int gradient_every = 3;        // textual-gradient step after every N trajectories (and the last)
   int gradient_window = 5;       // trajectories the textual gradient looks at
   bool confirm = true;           // re-measure baseline and best before storing
@@ -53,6 +54,8 @@ struct StepRecord {
   double predicted = 1;
   double reward = 0;
   int fix_rounds = 0;
+  int candidates = 0; // candidates evaluated (parameter settings, or LLM repairs)
+  std::map<std::string, std::string> params; // parameters of the step's best candidate
   bool compiled = false, validated = false;
   double candidate_median_ms = 0;
   Metrics metrics; // profile of the candidate

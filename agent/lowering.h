@@ -4,9 +4,10 @@
 // repair its own candidates from compiler and validation feedback.
 #pragma once
 #include "agent/policy.h"
-#include "agent/transforms.h"
 #include "agent/types.h"
 #include "support/expected.h"
+#include "tooling/request.h"
+#include "transform/transform.h"
 
 namespace kbcc::agent {
 
@@ -32,11 +33,15 @@ struct LoweringRequest {
   State state;
   Metrics metrics;    // profile of `start`
   Option option;      // the chosen optimization
-  int trajectory = 0; // which trajectory asks: mechanical transforms vary their parameters by it
+  int trajectory = 0; // which trajectory asks (the search starts elsewhere in each)
+  int budget = 8;     // candidates a mechanical lowering may return (parameter settings)
+  // Parameter settings ranked by the KB's evidence for (state, option, arch),
+  // best first, as "name=value" strings (see Policy::parameter_ranking).
+  std::vector<std::string> ranked_parameters;
 };
 
 struct Lowered {
-  Candidate candidate;
+  std::vector<Candidate> candidates; // one per parameter setting (one for an LLM)
   Usage usage;
 };
 
@@ -56,13 +61,18 @@ public:
   virtual Usage spent() const { return {}; }
 };
 
-// Parameters of a mechanical transform for one trajectory, so trajectories
-// explore different settings: unroll factor 4, 8, 2, 16; launch_bounds
-// minimum blocks none, 2, 4; maxnreg cap 3/4, 5/8, 1/2 of the registers.
-TransformContext transform_context(const KernelTask &task, const Metrics &metrics, const std::string &transform,
-                                   int trajectory);
+// How the unit of `task` is parsed for transforms (its compile's flags).
+tooling::ParseRequest parse_request(const KernelTask &task);
 
-// Applies the option's mechanical transform (agent/transforms.h).
+// The parameter settings a step tries, at most `budget`: every setting when
+// the space is that small, else the KB's best-ranked values first and the
+// rest sampled from `trajectory` on, so trajectories explore different parts.
+std::vector<transform::Params> search_order(const std::vector<transform::Axis> &axes,
+                                            const std::vector<std::string> &ranked, int budget, int trajectory);
+
+// Applies the option's mechanical transform (transform/transform.h) with the
+// parameter settings of search_order(), composing launch mappings and
+// numerics classes with the start candidate's.
 class MechanicalLowerer : public Lowerer {
 public:
   bool can_lower(const Option &option) const override;

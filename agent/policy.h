@@ -28,7 +28,7 @@ struct OptionStats {
 struct Option {
   std::string id; // technique id, unique within its state
   std::string description;
-  std::string mechanical; // transform id (agent/transforms.h); empty = LLM only
+  std::string mechanical; // transform id (transform/transform.h); empty = LLM only
   std::string insights;   // textual insights accumulated in the KB
   double predicted_speedup = 1.0;
   OptionStats stats;           // for the arch asked for
@@ -62,6 +62,18 @@ public:
   // Folds one attempt of `option` in `state` on `arch` into the evidence.
   virtual Status record(const std::string &state, const std::string &option, const std::string &arch,
                         const Attempt &attempt) = 0;
+  // Parameter values ("name=value") of `option`'s transform on `arch`, best
+  // evidence first; empty when the KB has none.
+  virtual std::vector<std::string> parameter_ranking(const std::string &option, const std::string &arch) const {
+    (void)option, (void)arch;
+    return {};
+  }
+  // Folds one evaluated parameter setting of `option` into the evidence.
+  virtual Status record_parameters(const std::string &option, const std::string &arch,
+                                   const std::map<std::string, std::string> &params, const Attempt &attempt) {
+    (void)option, (void)arch, (void)params, (void)attempt;
+    return Status::ok();
+  }
   // The whole policy as JSON (what the textual gradient reads and patches).
   virtual nlohmann::json document() const = 0;
   // Applies an RFC 6902 JSON patch; the result must satisfy the KB schema,

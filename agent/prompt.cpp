@@ -14,15 +14,24 @@ const char *kSystem =
     "captured launch configuration listed, and for other inputs of the same sizes;\n"
     "- do all the work the original does: write every output it writes, keep every loop whose trip count "
     "depends on a parameter; no early exits that skip work, no calls to libraries;\n"
-    "- do not change the launch configuration (it belongs to the host code) and do not define macros.\n"
-    "The candidate is compiled, replayed on real captured inputs and fuzzed inputs, checked with "
-    "compute-sanitizer and a static check for removed work, then timed.";
+    "- do not define macros.\n"
+    "You may change how the kernel is launched (grid, block, dynamic shared memory). Then also reply with one "
+    "```json block: {\"launch\": {\"grid\": [X, Y, Z], \"block\": [X, Y, Z], \"shared\": S, \"preconditions\": "
+    "[P, ...]}, \"numerics\": \"exact\" or \"reassociates\", \"reduction_length\": N}. Every X, Y, Z, S, P and N is "
+    "a string in this language: 64-bit integers, + - * / %, == != < <= > >=, && || !, parentheses, "
+    "ceil_div(a, b), min(a, b), max(a, b), aligned(pointer_parameter, bytes), and the names grid.x grid.y grid.z "
+    "block.x block.y block.z shared (the original launch) and the kernel's integer parameters. The new launch "
+    "must compute every output of the original launch exactly once; the preconditions are checked before each "
+    "launch, and where one does not hold the original kernel runs instead. Use \"reassociates\" when "
+    "floating-point sums are added in another order, with N the number of terms of the longest such sum.\n"
+    "The candidate is compiled, replayed on real captured inputs (through the launch mapping) and fuzzed inputs, "
+    "checked with compute-sanitizer and a static check for removed work, then timed.";
 
 std::string launches_text(const KernelTask &t) {
   std::ostringstream s;
-  for (const LaunchConfig &l : t.launches)
+  for (const launch::Launch &l : t.launches)
     s << "- grid (" << l.grid[0] << "," << l.grid[1] << "," << l.grid[2] << "), block (" << l.block[0] << ","
-      << l.block[1] << "," << l.block[2] << "), dynamic shared memory " << l.shared_bytes << " bytes\n";
+      << l.block[1] << "," << l.block[2] << "), dynamic shared memory " << l.shared << " bytes\n";
   return s.str();
 }
 
@@ -49,7 +58,7 @@ std::vector<llm::Message> lowering_prompt(const LoweringRequest &r) {
   u << "Apply this optimization: " << r.option.id << "\n" << r.option.description << "\n";
   if (!r.option.insights.empty()) u << "What the knowledge base learned about it:\n" << r.option.insights << "\n";
   u << "Expected speedup from past evidence: " << r.option.predicted_speedup << "x\n\n"
-    << "Reply with the ```cuda block only.";
+    << "Reply with the ```cuda block (and the ```json block when the launch changes) only.";
   return {{"system", kSystem}, {"user", u.str()}};
 }
 

@@ -75,10 +75,10 @@ std::vector<KernelTask> collect_tasks(const std::vector<kb::RegistryEntry> &entr
     for (const auto &c : captures) {
       if (!c.replayable || c.arch != arch || !capture_of(c, e)) continue;
       t.captures.push_back(c.id);
-      LaunchConfig l;
+      launch::Launch l;
       l.grid[0] = c.grid.x, l.grid[1] = c.grid.y, l.grid[2] = c.grid.z;
       l.block[0] = c.block.x, l.block[1] = c.block.y, l.block[2] = c.block.z;
-      l.shared_bytes = c.shared_mem;
+      l.shared = c.shared_mem;
       t.launches.push_back(l);
     }
     if (t.captures.empty()) continue;
@@ -145,17 +145,23 @@ cache::VariantRecord variant_record(const KernelTask &task, const Candidate &bes
   v.qualified_name = task.kernel.qualified_name;
   v.source = best.source;
   v.toolchain = ctx.toolchain;
+  v.launch = best.launch;
+  v.numerics = best.numerics.empty() ? cache::kNumericsExact : best.numerics;
   v.provenance.trajectory = trajectory;
   v.provenance.optimizations = best.optimizations;
   v.provenance.kb_snapshot = ctx.kb_snapshot;
   v.provenance.llm_model = best.lowering.rfind("llm:", 0) == 0 ? best.lowering.substr(4) : "";
   v.provenance.contributor = ctx.contributor;
   v.provenance.created = cache::now_seconds();
-  v.validation.captures_checked = static_cast<uint32_t>(task.captures.size());
+  v.validation.captures_checked = static_cast<uint32_t>(eval.captures_checked);
   v.validation.max_error = eval.max_error;
   v.validation.tolerance = std::max(eval.tolerance, eval.max_error);
   v.validation.sanitizer = !eval.sanitizer_ran ? "skipped" : eval.sanitizer_clean ? "clean" : "errors";
-  v.validation.notes = "replayed and fuzzed on every capture";
+  v.validation.notes = "replayed, fuzzed and with smaller size arguments on " + std::to_string(eval.captures_checked) +
+                       " capture(s)" +
+                       (eval.captures_skipped ? "; preconditions fail on " + std::to_string(eval.captures_skipped) +
+                                                    " capture(s), where the original runs"
+                                              : "");
   v.timing.baseline_median_us = baseline.timing.median_ms * 1000;
   v.timing.baseline_spread_us = baseline.timing.spread_ms * 1000;
   v.timing.variant_median_us = eval.timing.median_ms * 1000;
@@ -202,7 +208,13 @@ public:
     if (m && base_.timing.median_ms == 0) base_ = *m;
     return m;
   }
-  Expected<Evaluation> evaluate(const KernelTask &t, const Candidate &c) override { return inner_.evaluate(t, c); }
+  std::vector<Expected<Evaluation>> evaluate(const KernelTask &t, const std::vector<Candidate> &c) override {
+    return inner_.evaluate(t, c);
+  }
+  Metrics profile(const KernelTask &t, const Candidate &c) override { return inner_.profile(t, c); }
+  Expected<bool> sanitize(const KernelTask &t, const Candidate &c, std::string &report) override {
+    return inner_.sanitize(t, c, report);
+  }
 
 private:
   Evaluator &inner_;

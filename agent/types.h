@@ -1,9 +1,11 @@
 // Plain data exchanged by the ICRL loop's parts: measurements, candidates and
 // the outcome of one optimization attempt.
 #pragma once
+#include "launch/mapping.h"
 #include "tooling/kernel.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,19 +22,11 @@ struct Timing {
   int samples = 0;
 };
 
-// A captured launch configuration (block and grid dimensions).
-struct LaunchConfig {
-  unsigned block[3] = {1, 1, 1};
-  unsigned grid[3] = {1, 1, 1};
-  unsigned shared_bytes = 0;
-  unsigned threads_per_block() const { return block[0] * block[1] * block[2]; }
-};
-
 // One kernel the loop optimizes on the local GPU.
 struct KernelTask {
   tooling::Kernel kernel;             // source, params, dependencies, hash
   std::string arch;                   // e.g. "sm_90"
-  std::vector<LaunchConfig> launches; // one per capture
+  std::vector<launch::Launch> launches; // one per capture
   std::vector<std::string> captures;  // capture ids (opaque to the loop)
   // How the kernel was last built (from the registry): the unit and its
   // nvcc command, for compiling candidates the same way.
@@ -41,11 +35,18 @@ struct KernelTask {
   std::string working_dir;
 };
 
-// A candidate replacement of the kernel definition.
+// A candidate replacement of the kernel definition. A launch-changing
+// candidate keeps the kernel's name and signature; its launch derives from
+// the original's through `launch` (launch/mapping.h).
 struct Candidate {
-  std::string source;                     // the full replacement definition
-  std::vector<std::string> optimizations; // ids applied so far, in order
-  std::string lowering;                   // the transform id, or "llm:<model>"
+  std::string source;                          // the full replacement definition
+  std::vector<std::string> optimizations;      // ids applied so far, in order
+  std::string lowering;                        // the transform id, or "llm:<model>"
+  std::optional<launch::LaunchMapping> launch; // from the original launch, all steps composed
+  std::string numerics;                        // the loosest class of its steps (cache::kNumerics*); "" = exact
+  std::string reduction_length;                // "reassociates": the number of reordered terms (mapping language)
+  std::vector<std::string> size_params;        // integer parameters a validation may shrink
+  std::map<std::string, std::string> params;   // parameters of the last step's transform
 };
 
 // Baseline measurement of the original kernel.
@@ -61,6 +62,8 @@ struct Evaluation {
   std::string compile_log;    // compiler diagnostics when !compiled
   bool validated = false;     // every capture and fuzzed input matched
   std::string validation_log; // first mismatch etc. when !validated
+  int captures_checked = 0;   // captures whose preconditions held and that were compared
+  int captures_skipped = 0;   // captures where a precondition does not hold (the original runs there)
   double max_error = 0;
   double tolerance = 0; // the tolerance the comparison applied (largest over buffers)
   bool sanitizer_ran = false;

@@ -19,7 +19,22 @@ Tolerance tolerance_for(ElementType type, double noise_abs, double ref_max_abs);
 
 // Element-wise comparison of `out` against the reference `ref` (same size).
 // Fills mismatches / max errors / pass of `report` (type, tolerance given).
-void compare_buffer(std::string_view ref, std::string_view out, BufferReport &report);
+// `extra` (optional, one value per element) widens each element's absolute
+// tolerance, e.g. by reassociation_bound().
+void compare_buffer(std::string_view ref, std::string_view out, BufferReport &report,
+                    const std::vector<double> *extra = nullptr);
+
+// The numerics class "reassociates" (docs/kernels.md): two summation orders
+// of the same n terms differ by at most 2*gamma_n*sum|x_i| per output, with
+// gamma_n = n*u/(1 - n*u) and u the unit roundoff of `type`. `magnitude`
+// holds, per element, the original kernel's output on the absolute values of
+// its floating-point inputs (sum|x_i| for sums and dot products). Returns the
+// per-element bound; empty for non-floating types or n == 0.
+std::vector<double> reassociation_bound(ElementType type, std::string_view magnitude, uint64_t n);
+
+// `data` with the sign bit of every floating-point element cleared (|x|);
+// other types unchanged.
+std::string absolute_values(ElementType type, std::string data);
 // Largest absolute element difference between two states (noise), and the
 // largest |ref| element; non-finite elements are skipped.
 double max_abs_difference(ElementType type, std::string_view a, std::string_view b);

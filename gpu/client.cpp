@@ -261,6 +261,7 @@ Expected<ProfileReport> profile(const CaptureInfo &c, const std::string &cubin, 
                                      "--metrics", list,    "-c",     "1",   *runner,         "launch"};
     for (const auto &x : capture_args(c, cubin, {}))
       argv.push_back(x);
+    if (!o.launch.empty()) argv.insert(argv.end(), {"--launch", o.launch});
     ProcessOptions po;
     po.timeout = o.runner.timeout;
     auto r = run_process(argv, po);
@@ -276,7 +277,7 @@ Expected<ProfileReport> profile(const CaptureInfo &c, const std::string &cubin, 
     size_t before = metrics.size();
     std::erase_if(metrics, [&](const std::string &m) {
       return all.find("Failed to find metric " + m) != std::string::npos ||
-             all.find("metric " + m + " ") != std::string::npos && all.find("not found") != std::string::npos;
+             (all.find("metric " + m + " ") != std::string::npos && all.find("not found") != std::string::npos);
     });
     if (metrics.size() == before)
       return make_error("ncu failed (exit " + std::to_string(r->exit_code) + "): " + all.substr(0, 800));
@@ -285,7 +286,7 @@ Expected<ProfileReport> profile(const CaptureInfo &c, const std::string &cubin, 
 }
 
 Expected<SanitizerReport> sanitize(const CaptureInfo &c, const std::string &cubin, SanitizerTool tool,
-                                   const RunnerOptions &o) {
+                                   const RunnerOptions &o, const std::string &launch) {
   std::string cs = find_tool("", "compute-sanitizer");
   if (cs.empty()) return make_error("compute-sanitizer not found", "no-sanitizer");
   auto runner = runner_path(o.runner);
@@ -303,6 +304,7 @@ Expected<SanitizerReport> sanitize(const CaptureInfo &c, const std::string &cubi
   if (tool == SanitizerTool::Racecheck) argv.insert(argv.begin() + 3, {"--racecheck-report", "all"});
   for (const auto &x : capture_args(c, cubin, {}))
     argv.push_back(x);
+  if (!launch.empty()) argv.insert(argv.end(), {"--launch", launch});
   auto t0 = std::chrono::steady_clock::now();
   ProcessOptions po;
   po.timeout = o.timeout * 4;

@@ -183,7 +183,8 @@ Expected<Calibration> calibrate(const CaptureInfo &capture, const TimingOptions 
 // warp_stall_<reason>_pct, inst_<class>_pct, duration_us.
 struct ProfileOptions {
   RunnerOptions runner;
-  std::string ncu; // ncu path; empty = PATH, then /usr/local/cuda/bin
+  std::string ncu;    // ncu path; empty = PATH, then /usr/local/cuda/bin
+  std::string launch; // the candidate's launch "GX,GY,GZ,BX,BY,BZ,SHARED"; empty = the captured one
 };
 struct ProfileReport {
   std::map<std::string, double> metrics;
@@ -204,8 +205,9 @@ struct SanitizerReport {
   std::string summary; // first error lines
   double seconds = 0;
 };
+// `launch` as in ProfileOptions.
 Expected<SanitizerReport> sanitize(const CaptureInfo &capture, const std::string &cubin, SanitizerTool tool,
-                                   const RunnerOptions &options = {});
+                                   const RunnerOptions &options = {}, const std::string &launch = {});
 
 // Everything the optimization loop needs to accept a variant on one capture:
 // replay (calibrated), fuzz rounds, optional sanitizer runs.

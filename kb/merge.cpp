@@ -98,6 +98,7 @@ Optimization merge_optimization(const Optimization &a, const Optimization &b) {
   Optimization out = definition_wins(a, b) ? b : a;
   out.insights = united(a.insights, b.insights);
   out.stats = merge_stats(a.stats, b.stats);
+  out.parameters = merge_stats(a.parameters, b.parameters);
   return out;
 }
 

@@ -89,12 +89,9 @@ Optimization *Policy::find_optimization(const std::string &id) { return find_by_
 void Policy::upsert_state(State s) { upsert_by_id(states, std::move(s)); }
 void Policy::upsert_optimization(Optimization o) { upsert_by_id(optimizations, std::move(o)); }
 
-Status Policy::record(const std::string &state, const std::string &optimization, const std::string &arch,
-                      const std::string &contributor, const Outcome &outcome) {
-  Optimization *o = find_optimization(optimization);
-  if (!o) return make_error("KB: unknown optimization '" + optimization + "'", "kb-unknown");
-  if (arch.empty() || contributor.empty()) return make_error("KB: evidence needs an arch and a contributor", "kb-bad");
-  Evidence &e = o->stats[arch][state.empty() ? "*" : state][contributor];
+namespace {
+
+void count(Evidence &e, const Outcome &outcome) {
   ++e.attempts;
   if (!outcome.compiled)
     ++e.compile_failures;
@@ -103,7 +100,55 @@ Status Policy::record(const std::string &state, const std::string &optimization,
   else
     e.speedup.add(outcome.speedup);
   if (outcome.success && outcome.validated) ++e.successes;
+}
+
+} // namespace
+
+Status Policy::record(const std::string &state, const std::string &optimization, const std::string &arch,
+                      const std::string &contributor, const Outcome &outcome) {
+  Optimization *o = find_optimization(optimization);
+  if (!o) return make_error("KB: unknown optimization '" + optimization + "'", "kb-unknown");
+  if (arch.empty() || contributor.empty()) return make_error("KB: evidence needs an arch and a contributor", "kb-bad");
+  count(o->stats[arch][state.empty() ? "*" : state][contributor], outcome);
   return {};
+}
+
+Status Policy::record_parameters(const std::string &optimization, const std::string &arch,
+                                 const std::string &contributor, const std::map<std::string, std::string> &params,
+                                 const Outcome &outcome) {
+  Optimization *o = find_optimization(optimization);
+  if (!o) return make_error("KB: unknown optimization '" + optimization + "'", "kb-unknown");
+  if (arch.empty() || contributor.empty()) return make_error("KB: evidence needs an arch and a contributor", "kb-bad");
+  for (const auto &[name, value] : params)
+    count(o->parameters[arch][name + "=" + value][contributor], outcome);
+  return {};
+}
+
+StatsSummary Policy::parameter_summary(const std::string &optimization, const std::string &parameter,
+                                       const std::string &arch) const {
+  StatsSummary s;
+  const Optimization *o = find_optimization(optimization);
+  if (!o) return s;
+  SpeedupStats dist;
+  std::vector<std::string> who;
+  for (const auto &[a, per_value] : o->parameters) {
+    if (!arch.empty() && a != arch) continue;
+    auto it = per_value.find(parameter);
+    if (it == per_value.end()) continue;
+    for (const auto &[c, e] : it->second) {
+      add_evidence(s, e);
+      dist.absorb(e.speedup);
+      who.push_back(c);
+    }
+  }
+  std::sort(who.begin(), who.end());
+  s.contributors = static_cast<uint32_t>(std::unique(who.begin(), who.end()) - who.begin());
+  s.success_rate = s.attempts ? static_cast<double>(s.successes) / static_cast<double>(s.attempts) : 0;
+  s.geomean_speedup = dist.geomean();
+  s.median_speedup = dist.quantile(0.5);
+  s.max_speedup = dist.count ? dist.max : 0;
+  s.confidence = 1.0 - 1.0 / std::sqrt(1.0 + static_cast<double>(s.attempts));
+  return s;
 }
 
 StatsSummary Policy::summary(const std::string &optimization, const std::string &arch, const std::string &state) const {

@@ -26,8 +26,11 @@ inline constexpr int kKbFormatVersion = 1;
 
 // Mechanical (no-LLM) lowerings implemented by agent/; an optimization names
 // one in its "mechanical" field (docs/kb-format.md lists them).
-inline constexpr std::array<const char *, 6> kMechanicalLowerings = {"launch_bounds", "maxnreg",   "unroll",
-                                                                     "restrict_ldg",  "fast_math", "block_size"};
+inline constexpr std::array<const char *, 11> kMechanicalLowerings = {
+    "launch_bounds",     "maxnreg",          "unroll",
+    "restrict_ldg",      "fast_math",        "block_size",
+    "thread_coarsening", "split_loop_across_warp", "smem_privatized_atomics",
+    "smem_transpose_staging", "smem_tiling"};
 
 // One profiler metric range of a state's signature; a bound may be absent.
 struct MetricRange {
@@ -113,6 +116,9 @@ struct Optimization {
   uint32_t revision = 1;
   // stats[arch][state][contributor]
   std::map<std::string, std::map<std::string, std::map<std::string, Evidence>>> stats;
+  // Evidence per parameter value of the mechanical transform:
+  // parameters[arch]["name=value"][contributor]
+  std::map<std::string, std::map<std::string, std::map<std::string, Evidence>>> parameters;
 };
 
 struct Policy {
@@ -133,6 +139,14 @@ struct Policy {
   // optimization is unknown.
   Status record(const std::string &state, const std::string &optimization, const std::string &arch,
                 const std::string &contributor, const Outcome &outcome);
+  // Adds one evaluated parameter setting ("name=value" per parameter) of the
+  // optimization's transform to `contributor`'s counters.
+  Status record_parameters(const std::string &optimization, const std::string &arch, const std::string &contributor,
+                           const std::map<std::string, std::string> &params, const Outcome &outcome);
+  // Evidence of one parameter value ("name=value") summed over contributors;
+  // `arch` empty = over all archs.
+  StatsSummary parameter_summary(const std::string &optimization, const std::string &parameter,
+                                 const std::string &arch = {}) const;
   // Evidence of `optimization` summed over contributors; `arch`/`state`
   // empty = summed over all archs/states.
   StatsSummary summary(const std::string &optimization, const std::string &arch = {},

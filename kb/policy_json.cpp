@@ -122,6 +122,18 @@ json optimization_to_json(const Optimization &o, const Policy *with_summaries) {
     stats[arch] = {{"states", states}};
     if (with_summaries) stats[arch]["summary"] = summary_to_json(with_summaries->summary(o.id, arch));
   }
+  for (const auto &[arch, per_value] : o.parameters) {
+    json values = json::object();
+    for (const auto &[value, per_contributor] : per_value) {
+      json contributors = json::object();
+      for (const auto &[c, e] : per_contributor)
+        contributors[c] = evidence_to_json(e);
+      values[value] = {{"contributors", contributors}};
+      if (with_summaries)
+        values[value]["summary"] = summary_to_json(with_summaries->parameter_summary(o.id, value, arch));
+    }
+    stats[arch]["parameters"] = values;
+  }
   return {{"id", o.id},
           {"technique", o.technique},
           {"description", o.description},
@@ -163,6 +175,10 @@ Optimization optimization_from_json(const json &j) {
           for (const auto &[c, e] : s.at("contributors").items())
             per_contributor[c] = evidence_from_json(e);
         }
+      if (auto ps = a.find("parameters"); ps != a.end())
+        for (const auto &[value, s] : ps->items())
+          for (const auto &[c, e] : s.at("contributors").items())
+            o.parameters[arch][value][c] = evidence_from_json(e);
     }
   return o;
 }

@@ -78,7 +78,7 @@ Expected<Process> spawn(const std::vector<std::string> &argv_in, const ProcessOp
     posix_spawn_file_actions_addclose(&fa, out_pipe[1]);
     posix_spawn_file_actions_addclose(&fa, err_pipe[1]);
   }
-  if (!o.stdin_data.empty()) {
+  if (!o.stdin_data.empty() || o.interactive) {
     if (pipe(in_pipe) != 0) return make_error(std::string("pipe: ") + strerror(errno));
     set_cloexec(in_pipe[1]);
     posix_spawn_file_actions_adddup2(&fa, in_pipe[0], 0);
@@ -127,6 +127,8 @@ Process &Process::operator=(Process &&o) noexcept {
   err_fd_ = std::exchange(o.err_fd_, -1);
   in_fd_ = std::exchange(o.in_fd_, -1);
   stdin_data_ = std::move(o.stdin_data_);
+  out_buf_ = std::move(o.out_buf_);
+  err_buf_ = std::move(o.err_buf_);
   deadline_ = o.deadline_;
   has_deadline_ = o.has_deadline_;
   return *this;
@@ -145,6 +147,47 @@ void Process::kill() {
   for (int *fd : {&out_fd_, &err_fd_, &in_fd_})
     if (*fd >= 0) close(std::exchange(*fd, -1));
   pid_ = -1;
+}
+
+Status Process::write_line(const std::string &line) {
+  if (in_fd_ < 0) return make_error("the child's stdin is closed", "closed");
+  static const bool ignored = [] { return signal(SIGPIPE, SIG_IGN) != SIG_ERR; }(); // a dead child: EPIPE, not a signal
+  (void)ignored;
+  std::string data = line + "\n";
+  for (size_t off = 0; off < data.size();) {
+    ssize_t w = ::write(in_fd_, data.data() + off, data.size() - off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return make_error(std::string("writing to the child: ") + strerror(errno), "closed");
+    off += static_cast<size_t>(w);
+  }
+  return Status::ok();
+}
+
+Expected<std::string> Process::read_line(std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    if (size_t nl = out_buf_.find('\n'); nl != std::string::npos) {
+      std::string line = out_buf_.substr(0, nl);
+      out_buf_.erase(0, nl + 1);
+      return line;
+    }
+    if (out_fd_ < 0) return make_error("the child closed its output", "closed");
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return make_error("no answer from the child", "timeout");
+    pollfd fds[2] = {{out_fd_, POLLIN, 0}, {err_fd_, POLLIN, 0}};
+    int rc = poll(fds, err_fd_ >= 0 ? 2 : 1, static_cast<int>(left.count()));
+    if (rc < 0 && errno == EINTR) continue;
+    for (int i = 0; i < 2 && rc > 0; ++i) {
+      if (!fds[i].revents) continue;
+      int &fd = i == 0 ? out_fd_ : err_fd_;
+      char buf[65536];
+      ssize_t got = ::read(fd, buf, sizeof buf);
+      if (got > 0)
+        (i == 0 ? out_buf_ : err_buf_).append(buf, static_cast<size_t>(got));
+      else if (got == 0 || (errno != EINTR && errno != EAGAIN))
+        close(std::exchange(fd, -1));
+    }
+  }
 }
 
 ProcessResult Process::wait() {

@@ -26,6 +26,9 @@ struct ProcessOptions {
   // stdin_inherit is false).
   std::string stdin_data;
   bool stdin_inherit = false;
+  // Keep a pipe to the child's stdin open for write_line() / read_line()
+  // (line protocols); capture must be true.
+  bool interactive = false;
   // Working directory; empty = current.
   std::string cwd;
 };
@@ -49,6 +52,13 @@ public:
   ProcessResult wait();
   // Sends SIGKILL to the child's process group and reaps it.
   void kill();
+  // Interactive children: writes `line` and a newline to the child's stdin.
+  Status write_line(const std::string &line);
+  // Interactive children: the next line of the child's stdout (without the
+  // newline); stderr is collected meanwhile (err_text()). Errors: the child
+  // closed stdout (it exited), or `timeout` passed (code "timeout").
+  Expected<std::string> read_line(std::chrono::milliseconds timeout);
+  const std::string &err_text() const { return err_buf_; }
   bool valid() const { return pid_ > 0; }
   int pid() const { return pid_; }
 
@@ -57,6 +67,7 @@ private:
   int pid_ = -1;
   int out_fd_ = -1, err_fd_ = -1, in_fd_ = -1;
   std::string stdin_data_;
+  std::string out_buf_, err_buf_; // interactive: unread stdout, collected stderr
   std::chrono::steady_clock::time_point deadline_{};
   bool has_deadline_ = false;
 };

@@ -16,9 +16,11 @@ std::pair<std::string, std::string> split_name(const std::string &qualified) {
   return {qualified.substr(at + 2), qualified.substr(0, at + 2)};
 }
 
-std::vector<launch::ParamInfo> param_infos(const Kernel &k) {
+} // namespace
+
+std::vector<launch::ParamInfo> launch_params(const std::vector<Param> &params) {
   std::vector<launch::ParamInfo> out;
-  for (const Param &p : k.params) {
+  for (const Param &p : params) {
     launch::ParamInfo i{p.name, launch::ParamInfo::Kind::Other, static_cast<unsigned>(p.size)};
     if (p.is_pointer) i.kind = launch::ParamInfo::Kind::Pointer;
     if (p.is_integer) i.kind = p.is_signed ? launch::ParamInfo::Kind::Signed : launch::ParamInfo::Kind::Unsigned;
@@ -26,6 +28,8 @@ std::vector<launch::ParamInfo> param_infos(const Kernel &k) {
   }
   return out;
 }
+
+namespace {
 
 // One launch-changing variant of a kernel, ready to insert.
 struct Planned {
@@ -93,7 +97,7 @@ bool plan_kernel(const Kernel &k, const std::vector<Planned> &variants, LaunchPl
   spec.kernel_ref = name;
   spec.kernel_hash = k.hash;
   spec.display = k.qualified_name;
-  spec.params = param_infos(k);
+  spec.params = launch_params(k.params);
   std::string text;
   for (const Planned &p : variants) {
     spec.variants.push_back({p.arch, p.nspace + "::" + p.kernel, p.mapping});

@@ -29,6 +29,9 @@ struct LaunchPlan {
 LaunchPlan plan_launch_variants(const std::string &path, const std::vector<Extraction> &per_arch,
                                 const std::vector<VariantChoice> &choices);
 
+// The kernel's parameters as the launch-mapping language sees them.
+std::vector<launch::ParamInfo> launch_params(const std::vector<Param> &params);
+
 // The #line file name of the adapter inserted with the launch-changing
 // variant named `variant_name` (each name a variant gets for #line).
 std::string adapter_line_name(const std::string &variant_name);

@@ -1,12 +1,12 @@
 // `kbcc optimize`: the ICRL loop over the registry kernels that have
 // captures for the local GPU (agent/run.h).
 #include "agent/run.h"
-#include "agent/transforms.h"
 #include "driver/command.h"
 #include "remote/variants.h"
 #include "support/config.h"
 #include "support/fs.h"
 #include "support/log.h"
+#include "transform/transform.h"
 
 #include <iostream>
 
@@ -16,7 +16,8 @@ namespace {
 constexpr const char *kUsage =
     "usage: kbcc optimize [--kernel NAME|HASH] [--trajectories W] [--depth D] [--seed S]\n"
     "                     [--budget-gpu-seconds N] [--budget-tokens N] [--no-llm]\n"
-    "       kbcc optimize --transform ID --source FILE [--block X[,Y,Z]] [--param KEY=VALUE]...\n"
+    "       kbcc optimize --transform ID --source FILE [--kernel NAME] [--arch sm_XX] [--block X[,Y,Z]]\n"
+    "                     [--param KEY=VALUE]...\n"
     "\n"
     "Runs the optimization loop on the local GPU for every kernel of the registry\n"
     "that has replayable captures for its architecture (see `kbcc capture`):\n"
@@ -34,11 +35,16 @@ constexpr const char *kUsage =
     "  --budget-tokens N         stop after N LLM tokens (default: unlimited)\n"
     "  --no-llm                  mechanical transforms only, even when llm_api is set\n"
     "\n"
-    "  --transform ID            print FILE with transform ID applied to its first kernel\n"
-    "                            (launch_bounds, maxnreg, unroll, restrict_ldg, fast_math, block_size)\n"
-    "  --source FILE             the .cu file for --transform\n"
-    "  --block X[,Y,Z]           captured block size for --transform launch_bounds (repeatable)\n"
-    "  --param KEY=VALUE         transform parameter, e.g. factor=8 (unroll), registers=64 (maxnreg)\n"
+    "  --transform ID            print FILE with transform ID applied to its first kernel (or --kernel),\n"
+    "                            then, as // kbcc: comments, the launch mapping, numerics class and the\n"
+    "                            parameters used; when it does not apply, say why (exit 1).\n"
+    "                            IDs: launch_bounds, maxnreg, unroll, restrict_ldg, fast_math, block_size,\n"
+    "                            thread_coarsening, split_loop_across_warp, smem_privatized_atomics,\n"
+    "                            smem_transpose_staging, smem_tiling (docs/optimize.md)\n"
+    "  --source FILE             the .cu file for --transform (parsed for --arch, default sm_90)\n"
+    "  --block X[,Y,Z]           a launch's block size for --transform launch_bounds (repeatable)\n"
+    "  --param KEY=VALUE         transform parameter, e.g. factor=8 (unroll), lanes=32 (split_loop_across_warp);\n"
+    "                            the others take their first value\n"
     "\n"
     "The LLM is configured with the llm_* keys (docs/config.md); winning variants are\n"
     "signed with signing_key and published to the remote store when configured.\n"
@@ -54,28 +60,77 @@ bool parse_long(const std::string &text, long &out) {
   }
 }
 
-int show_transform(const std::string &id, const std::string &file, const agent::TransformContext &ctx) {
-  const agent::Transform *t = agent::find_transform(id);
+// What --transform prints after the transformed file, as comments.
+void print_outcome(const transform::Output &out, const std::vector<transform::Axis> &axes,
+                   const transform::Params &used) {
+  if (out.launch) {
+    const launch::LaunchMapping &m = *out.launch;
+    std::cout << "// kbcc: launch grid (" << m.grid[0] << ", " << m.grid[1] << ", " << m.grid[2] << ") block ("
+              << m.block[0] << ", " << m.block[1] << ", " << m.block[2] << ") shared " << m.shared << "\n";
+    for (const std::string &p : m.preconditions)
+      std::cout << "// kbcc: when " << p << "\n";
+  }
+  std::cout << "// kbcc: numerics " << out.numerics;
+  if (!out.reduction_length.empty()) std::cout << ", n = " << out.reduction_length;
+  std::cout << "\n";
+  if (!out.size_params.empty()) {
+    std::cout << "// kbcc: size parameters";
+    for (const std::string &p : out.size_params)
+      std::cout << " " << p;
+    std::cout << "\n";
+  }
+  for (const transform::Axis &a : axes) {
+    std::cout << "// kbcc: parameter " << a.name << " = " << used.at(a.name) << " of";
+    for (const std::string &v : a.values)
+      std::cout << " " << v;
+    std::cout << "\n";
+  }
+}
+
+struct TransformRequest {
+  std::string id, file, kernel, arch = "sm_90";
+  transform::Params params;
+  std::vector<launch::Launch> launches;
+};
+
+int show_transform(const TransformRequest &r) {
+  const transform::Transform *t = transform::find_transform(r.id);
   if (!t) {
-    std::cerr << "kbcc optimize: unknown transform '" << id << "'\n";
+    std::cerr << "kbcc optimize: unknown transform '" << r.id << "'\n";
     return 2;
   }
-  auto text = read_file(file);
+  auto text = read_file(r.file);
   if (!text) {
     std::cerr << "kbcc optimize: " << text.error().message << "\n";
     return 1;
   }
-  auto out = t->apply(*text, ctx);
-  if (!out) {
-    std::cerr << "kbcc optimize: " << id << " (" << agent::safety_name(t->safety) << "): " << out.error().message
-              << "\n";
+  tooling::ParseRequest pr;
+  pr.source = r.file;
+  pr.arch = r.arch;
+  auto ast = transform::parse_kernel(pr, *text, r.kernel);
+  if (!ast) {
+    std::cerr << "kbcc optimize: " << r.file << ": " << ast.error().message << "\n";
     return 1;
   }
-  std::cout << *out;
+  transform::Input in{ast->source(), &*ast, r.launches, {}};
+  auto fail = [&](const Error &e) {
+    std::cerr << "kbcc optimize: " << r.id << " (" << t->numerics << "): " << e.message << "\n";
+    return 1;
+  };
+  auto axes = t->space(in);
+  if (!axes) return fail(axes.error());
+  transform::Params used = transform::configurations(*axes).front();
+  for (const auto &[k, v] : r.params)
+    used[k] = v;
+  auto out = t->apply(in, used);
+  if (!out) return fail(out.error());
+  size_t at = text->find(ast->source());
+  std::cout << text->substr(0, at) << out->source << text->substr(at + ast->source().size());
+  print_outcome(*out, *axes, used);
   return 0;
 }
 
-bool parse_block(const std::string &text, agent::LaunchConfig &l) {
+bool parse_block(const std::string &text, launch::Launch &l) {
   size_t i = 0, start = 0;
   for (; i < 3 && start <= text.size(); ++i) {
     size_t comma = text.find(',', start);
@@ -139,38 +194,40 @@ int run(const std::vector<std::string> &args) {
   agent::RunRequest req;
   std::vector<std::string> rest;
   if (!parse_loop_flags(args, req, rest)) return 2;
-  std::string transform, source;
-  agent::TransformContext ctx;
+  TransformRequest tr;
   for (size_t i = 0; i < rest.size(); ++i) {
     const std::string &a = rest[i];
     bool has_value = i + 1 < rest.size();
     if (a == "--kernel" && has_value) {
       req.kernel = rest[++i];
     } else if (a == "--transform" && has_value) {
-      transform = rest[++i];
+      tr.id = rest[++i];
     } else if (a == "--source" && has_value) {
-      source = rest[++i];
+      tr.file = rest[++i];
+    } else if (a == "--arch" && has_value) {
+      tr.arch = rest[++i];
     } else if (a == "--block" && has_value) {
-      agent::LaunchConfig l;
+      launch::Launch l;
       if (!parse_block(rest[++i], l)) {
         std::cerr << "kbcc optimize: --block needs X[,Y[,Z]] with positive integers\n";
         return 2;
       }
-      ctx.launches.push_back(l);
+      tr.launches.push_back(l);
     } else if (a == "--param" && has_value && rest[i + 1].find('=') != std::string::npos) {
       const std::string &kv = rest[++i];
-      ctx.params[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
+      tr.params[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
     } else {
       std::cerr << "kbcc optimize: unexpected argument '" << a << "' (see kbcc optimize --help)\n";
       return 2;
     }
   }
-  if (!transform.empty() || !source.empty()) {
-    if (transform.empty() || source.empty()) {
+  if (!tr.id.empty() || !tr.file.empty()) {
+    if (tr.id.empty() || tr.file.empty()) {
       std::cerr << "kbcc optimize: --transform and --source go together\n";
       return 2;
     }
-    return show_transform(transform, source, ctx);
+    tr.kernel = req.kernel;
+    return show_transform(tr);
   }
   auto config = Config::load();
   if (!config) {

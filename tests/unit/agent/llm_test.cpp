@@ -53,7 +53,17 @@ public:
   Expected<Measurement> baseline(const KernelTask &) override {
     return Measurement{Timing{1.0, 0.002, 50}, {{"dram_throughput_pct", 85}, {"sm_throughput_pct", 20}}, 0.5};
   }
-  Expected<Evaluation> evaluate(const KernelTask &, const Candidate &c) override {
+  std::vector<Expected<Evaluation>> evaluate(const KernelTask &t, const std::vector<Candidate> &cs) override {
+    std::vector<Expected<Evaluation>> out;
+    for (const Candidate &c : cs)
+      out.push_back(evaluate_one(t, c));
+    return out;
+  }
+  Metrics profile(const KernelTask &, const Candidate &) override {
+    return {{"dram_throughput_pct", 88}, {"sm_throughput_pct", 22}};
+  }
+  Expected<bool> sanitize(const KernelTask &, const Candidate &, std::string &) override { return true; }
+  Expected<Evaluation> evaluate_one(const KernelTask &, const Candidate &c) {
     ++evaluations;
     Evaluation e;
     e.gpu_seconds = 0.5;
@@ -98,7 +108,7 @@ KernelTask saxpy_task() {
   t.kernel.hash = "00112233445566778899aabbccddeeff";
   t.kernel.source = test::kSaxpy;
   t.arch = "sm_80";
-  LaunchConfig l;
+  kbcc::launch::Launch l;
   l.block[0] = 256;
   l.grid[0] = 4096;
   t.launches = {l};

@@ -15,7 +15,7 @@ KernelTask saxpy_task() {
   t.kernel.hash = "0123456789abcdef0123456789abcdef";
   t.kernel.source = test::kSaxpy;
   t.arch = "sm_90";
-  LaunchConfig l;
+  kbcc::launch::Launch l;
   l.block[0] = 256;
   t.launches = {l};
   return t;
@@ -127,10 +127,11 @@ TEST(Loop, SameSeedReproducesTheRun) {
 
 TEST(Loop, GpuBudgetStopsTheRun) {
   Fixture f;
-  f.options.budget_gpu_seconds = 3.5; // baseline 1 s + about 3 evaluations
+  f.options.budget_gpu_seconds = 3.5; // baseline 1 s + a few evaluations
+  f.options.candidates_per_step = 2;   // the budget is checked between steps
   f.options.confirm = false;
   KernelResult r = f.run();
-  EXPECT_LE(f.ev.evaluations, 3);
+  EXPECT_LE(f.ev.evaluations, 2 + 2);  // at most one step beyond the budget
   EXPECT_GE(f.budget.gpu_seconds, 3.5);
   bool budget_stop = false;
   for (const auto &t : r.trajectories)
@@ -187,9 +188,11 @@ public:
   kbcc::Expected<Lowered> lower(const LoweringRequest &r) override {
     total += per_call;
     Lowered l;
-    l.candidate.source = "__global__ void saxpy(int n, float a, const float *x, float *y) { }";
-    l.candidate.optimizations = {r.option.id};
-    l.candidate.lowering = "llm:test";
+    Candidate c;
+    c.source = "__global__ void saxpy(int n, float a, const float *x, float *y) { }";
+    c.optimizations = {r.option.id};
+    c.lowering = "llm:test";
+    l.candidates = {c};
     l.usage = per_call;
     return l;
   }

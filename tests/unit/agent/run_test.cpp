@@ -129,7 +129,7 @@ TEST(Run, CollectTasksMatchesCapturesByHashOrMangledName) {
   ASSERT_EQ(tasks.size(), 2u);
   EXPECT_EQ(tasks[0].captures, std::vector<std::string>{"1"});
   EXPECT_EQ(tasks[1].captures, std::vector<std::string>{"2"});
-  EXPECT_EQ(tasks[1].launches[0].threads_per_block(), 256u);
+  EXPECT_EQ(tasks[1].launches[0].block[0] * tasks[1].launches[0].block[1] * tasks[1].launches[0].block[2], 256u);
   EXPECT_EQ(collect_tasks({a, b, c}, {c1, c2}, "sm_90", "bbbb").size(), 1u);
   EXPECT_EQ(collect_tasks({a, b, c}, {c1, c2}, "sm_90", "saxpy").at(0).kernel.hash, a.hash);
   EXPECT_TRUE(collect_tasks({a, b, c}, {c1, c2}, "sm_90", "nothing").empty());
@@ -147,6 +147,7 @@ TEST(Run, RecordsForTheStores) {
   e.max_error = 1e-7;
   e.tolerance = 1e-5;
   e.sanitizer_ran = true;
+  e.captures_checked = 2;
   RunContext ctx{"NVIDIA H100", "13000", "me", "0123", "", "nvcc 13.0", 1700000000};
   cache::VariantRecord v = variant_record(t, best, base, e, ctx, "traj");
   EXPECT_TRUE(cache::check_variant(v)) << cache::check_variant(v).error().message;

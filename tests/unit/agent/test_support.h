@@ -34,14 +34,27 @@ class FakeEvaluator : public Evaluator {
 public:
   Measurement base;
   std::function<Evaluation(const Candidate &)> judge;
-  int baselines = 0, evaluations = 0;
+  int baselines = 0, evaluations = 0, profiles = 0, sanitized = 0;
   Expected<Measurement> baseline(const KernelTask &) override {
     ++baselines;
     return base;
   }
-  Expected<Evaluation> evaluate(const KernelTask &, const Candidate &c) override {
-    ++evaluations;
-    return judge(c);
+  std::vector<Expected<Evaluation>> evaluate(const KernelTask &, const std::vector<Candidate> &cs) override {
+    std::vector<Expected<Evaluation>> out;
+    for (const Candidate &c : cs) {
+      ++evaluations;
+      out.push_back(judge(c));
+    }
+    return out;
+  }
+  Metrics profile(const KernelTask &, const Candidate &c) override {
+    ++profiles;
+    return judge(c).metrics;
+  }
+  Expected<bool> sanitize(const KernelTask &, const Candidate &, std::string &report) override {
+    ++sanitized;
+    report = "memcheck: 0 error(s)";
+    return true;
   }
 };
 

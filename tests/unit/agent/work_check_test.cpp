@@ -1,6 +1,5 @@
-#include "tooling/kernel_text.h"
-#include "agent/transforms.h"
 #include "agent/work_check.h"
+#include "transform/transform.h"
 #include "support/fs.h"
 #include "test_support.h"
 
@@ -59,24 +58,31 @@ TEST(WorkCheck, MechanicalTransformsOfTheExampleKernelsPass) {
   // Every transform that applies to the example app's kernels keeps the
   // contract the static check enforces (no false "removed work").
   for (const char *file : {"saxpy.cu", "matmul.cu", "reduce.cu"}) {
-    auto text = kbcc::read_file(std::string(KBCC_SOURCE_DIR) + "/examples/src/" + file);
+    std::string path = std::string(KBCC_SOURCE_DIR) + "/examples/src/" + file;
+    auto text = kbcc::read_file(path);
     ASSERT_TRUE(text) << file;
-    auto k = kbcc::tooling::parse_kernel_text(*text);
-    ASSERT_TRUE(k) << file;
-    std::string kernel = text->substr(k->global_pos, k->body_close + 1 - k->global_pos);
-    TransformContext ctx;
-    ctx.launches.resize(1);
-    ctx.launches[0].block[0] = 256;
-    ctx.metrics["registers_per_thread"] = 40;
+    kbcc::tooling::ParseRequest request;
+    request.source = path;
+    request.arch = "sm_90";
+    auto ast = kbcc::transform::parse_kernel(request, *text, "");
+    ASSERT_TRUE(ast) << file << ": " << ast.error().message;
+    kbcc::transform::Input in{ast->source(), &*ast, {}, {{"registers_per_thread", 40}}};
+    in.launches.resize(1);
+    in.launches[0].block[0] = 256;
     int applied = 0;
-    for (const Transform &t : transforms()) {
-      auto out = t.apply(kernel, ctx);
+    for (const kbcc::transform::Transform &t : kbcc::transform::transforms()) {
+      auto axes = t.space(in);
+      if (!axes) {
+        EXPECT_EQ(axes.error().code, "not-applicable") << file << " " << t.id;
+        continue;
+      }
+      auto out = t.apply(in, kbcc::transform::configurations(*axes).front());
       if (!out) {
         EXPECT_EQ(out.error().code, "not-applicable") << file << " " << t.id;
         continue;
       }
       ++applied;
-      auto st = check_candidate(kernel, *out);
+      auto st = check_candidate(ast->source(), out->source);
       EXPECT_TRUE(st) << file << " " << t.id << ": " << (st ? "" : st.error().message);
     }
     EXPECT_GE(applied, 2) << file;

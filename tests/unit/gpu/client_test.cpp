@@ -2,6 +2,7 @@
 // crashes, hangs or reports a fault, and parse a normal report.
 #include "gpu/capture_format.h"
 #include "gpu/harness.h"
+#include "gpu/session.h"
 #include "support/fs.h"
 
 #include <gtest/gtest.h>
@@ -128,4 +129,77 @@ TEST(Capture, MissingLibraryIsNamed) {
   auto s = run_capture({"true"}, o);
   ASSERT_FALSE(s);
   EXPECT_NE(s.error().message.find("libkbcc_capture.so"), std::string::npos);
+}
+
+// A fake `kbcc-gpu serve`: answers each request line by `body` (a shell
+// case on the request), so the session's protocol handling can be tested.
+TEST(Session, AnswersRequestsOverOneRunner) {
+  Fake f;
+  RunnerOptions o;
+  o.runner = f.script(R"(while read -r line; do
+  case "$line" in
+    *'"op":"check"'*) echo '{"kernel":"_Z1kPf","launched":true,"pass":true,"replay_pass":true,"max_abs_error":0.001,"seconds":0.25,"buffers":[{"index":0,"pass":true,"tolerance":{"abs":0.01}}]}' ;;
+    *'"op":"time"'*) echo '{"kernel":"_Z1kPf","seconds":0.5,"runs":[{"spec":"v","median_us":12.5,"reps":20}]}' ;;
+  esac
+done)");
+  Session s(o);
+  CaptureInfo c = capture();
+  CheckRequest q;
+  q.candidate = "v.cubin";
+  q.shape = LaunchShape{{4, 1, 1}, {256, 1, 1}, 0};
+  auto r = s.check(c, q);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_TRUE(r->pass);
+  EXPECT_DOUBLE_EQ(r->max_error, 0.001);
+  EXPECT_DOUBLE_EQ(r->tolerance, 0.01);
+  TimeRequest t;
+  t.candidate = "v.cubin";
+  auto timing = s.time(c, t);
+  ASSERT_TRUE(timing) << timing.error().message;
+  ASSERT_EQ(timing->size(), 1u);
+  EXPECT_DOUBLE_EQ(timing->at(0).median_us, 12.5);
+  EXPECT_DOUBLE_EQ(s.seconds(), 0.75);
+  EXPECT_EQ(s.starts(), 1);
+}
+
+TEST(Session, ACrashFailsOneRequestAndTheNextStartsAFreshRunner) {
+  Fake f;
+  RunnerOptions o;
+  // The first runner dies on its first request; later ones answer.
+  std::string marker = f.dir + "/started";
+  o.runner = f.script("if [ -e " + marker + " ]; then while read -r line; do echo '{\"kernel\":\"k\",\"launched\":true,"
+                      "\"pass\":true}'; done; else touch " + marker + "; read -r line; echo oops >&2; kill -SEGV $$; fi");
+  Session s(o);
+  CheckRequest q;
+  auto first = s.check(capture(), q);
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_FALSE(first->pass);
+  EXPECT_NE(first->error.find("runner"), std::string::npos) << first->error;
+  auto second = s.check(capture(), q);
+  ASSERT_TRUE(second) << second.error().message;
+  EXPECT_TRUE(second->pass);
+  EXPECT_EQ(s.starts(), 2);
+}
+
+TEST(Session, AHungRunnerTimesOutAndIsReplaced) {
+  Fake f;
+  RunnerOptions o;
+  o.timeout = std::chrono::milliseconds(300);
+  o.runner = f.script("read -r line; sleep 30");
+  Session s(o);
+  auto r = s.check(capture(), CheckRequest{});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_FALSE(r->pass);
+  EXPECT_NE(r->error.find("timed out"), std::string::npos) << r->error;
+}
+
+TEST(Session, FailuresAreDescribedFromTheFirstFailingBuffer) {
+  Fake f;
+  RunnerOptions o;
+  o.runner = f.script(R"(while read -r line; do echo '{"kernel":"k","launched":true,"pass":false,"buffers":[{"index":0,"pass":true}],"fuzz":[{"pass":false,"buffers":[{"index":2,"name":"y","pass":false,"mismatches":7,"max_abs_error":0.5}]}]}'; done)");
+  Session s(o);
+  auto r = s.check(capture(), CheckRequest{});
+  ASSERT_TRUE(r);
+  EXPECT_FALSE(r->pass);
+  EXPECT_EQ(r->reason.rfind("fuzzed inputs: buffer 2 (y): 7 mismatches", 0), 0u) << r->reason;
 }

@@ -115,3 +115,39 @@ TEST(Timing, SpeedupOnlyBeyondNoise) {
   EXPECT_TRUE(c.significant);
   EXPECT_NEAR(c.speedup, 2.02, 0.01);
 }
+
+TEST(Reassociation, BoundIsTwoGammaNTimesTheMagnitude) {
+  // A cancelling sum: the result is ~0, its magnitude sum|x| is large.
+  auto magnitude = bytes_of<float>({1024.0f, 0.0f});
+  auto bound = reassociation_bound(ElementType::F32, magnitude, 1024);
+  ASSERT_EQ(bound.size(), 2u);
+  double u = std::ldexp(1.0, -24), gamma = 1024 * u / (1 - 1024 * u);
+  EXPECT_DOUBLE_EQ(bound[0], 2 * gamma * 1024);
+  EXPECT_EQ(bound[1], 0);
+  EXPECT_TRUE(reassociation_bound(ElementType::I32, bytes_of<int>({5}), 1024).empty());
+  EXPECT_TRUE(reassociation_bound(ElementType::F32, magnitude, 0).empty());
+}
+
+TEST(Reassociation, WidensOnlyTheElementsItCovers) {
+  auto ref = bytes_of<float>({0.0f, 0.0f});
+  auto out = bytes_of<float>({1e-4f, 1e-4f});
+  auto r = report(ElementType::F32, tolerance_for(ElementType::F32, 0, 0));
+  compare_buffer(ref, out, r);
+  EXPECT_EQ(r.mismatches, 2u);
+  std::vector<double> extra = {2e-4, 0};
+  compare_buffer(ref, out, r, &extra);
+  EXPECT_EQ(r.mismatches, 1u);
+}
+
+TEST(Reassociation, AbsoluteValuesClearTheSignOfFloatsOnly) {
+  auto f = absolute_values(ElementType::F32, bytes_of<float>({-1.5f, 2.0f, -0.0f}));
+  float v[3];
+  std::memcpy(v, f.data(), sizeof v);
+  EXPECT_EQ(v[0], 1.5f);
+  EXPECT_EQ(v[1], 2.0f);
+  EXPECT_FALSE(std::signbit(v[2]));
+  auto i = bytes_of<int>({-3});
+  EXPECT_EQ(absolute_values(ElementType::I32, i), i);
+  auto h = absolute_values(ElementType::F16, std::string("\x00\xbc", 2)); // -1.0 in half
+  EXPECT_EQ(static_cast<unsigned char>(h[1]), 0x3c);
+}

@@ -1,11 +1,14 @@
-#include "agent/transforms.h"
-
+// Lexical transforms: attributes, pragmas and intrinsics placed at token
+// positions of the kernel's text (launch_bounds, maxnreg, unroll,
+// restrict_ldg, fast_math). They change no control or data flow.
+#include "cache/variant.h"
 #include "tooling/kernel_text.h"
+#include "transform/transform.h"
 
 #include <algorithm>
 #include <regex>
 
-namespace kbcc::agent {
+namespace kbcc::transform {
 using tooling::find_loops;
 using tooling::has_identifier;
 using tooling::KernelText;
@@ -17,11 +20,9 @@ using tooling::parse_kernel_text;
 using tooling::split_params;
 namespace {
 
-Error not_applicable(const std::string &why) { return make_error(why, "not-applicable"); }
-
-int int_param(const TransformContext &c, const char *key, int fallback) {
-  auto it = c.params.find(key);
-  if (it == c.params.end()) return fallback;
+int int_param(const Params &p, const char *key, int fallback) {
+  auto it = p.find(key);
+  if (it == p.end()) return fallback;
   try {
     return std::stoi(it->second);
   } catch (...) {
@@ -38,34 +39,35 @@ Expected<std::string> insert_before_name(const std::string &src, const std::stri
   return out;
 }
 
-Expected<std::string> launch_bounds(const std::string &src, const TransformContext &c) {
+Expected<std::string> launch_bounds(const std::string &src, const Input &c, const Params &params) {
   auto k = parse_kernel_text(src);
   if (!k) return k.error();
   if (k->has_launch_bounds || k->has_maxnreg)
     return not_applicable("kernel already has __launch_bounds__ or __maxnreg__");
   if (c.launches.empty()) return not_applicable("no captured launch configuration");
   unsigned max_threads = 0;
-  for (const LaunchConfig &l : c.launches)
-    max_threads = std::max(max_threads, l.threads_per_block());
+  for (const launch::Launch &l : c.launches)
+    max_threads = std::max(max_threads, l.block[0] * l.block[1] * l.block[2]);
   if (max_threads == 0 || max_threads > 1024) return not_applicable("captured block size out of range");
   std::string attr = "__launch_bounds__(" + std::to_string(max_threads);
-  int min_blocks = int_param(c, "min_blocks", 0);
+  int min_blocks = int_param(params, "min_blocks", 0);
   if (min_blocks > 0) attr += ", " + std::to_string(min_blocks);
   return insert_before_name(src, attr + ")");
 }
 
-Expected<std::string> maxnreg(const std::string &src, const TransformContext &c) {
+Expected<std::string> maxnreg(const std::string &src, const Input &c, const Params &params) {
   auto k = parse_kernel_text(src);
   if (!k) return k.error();
   if (k->has_launch_bounds || k->has_maxnreg)
     return not_applicable("kernel already has __launch_bounds__ or __maxnreg__");
-  int cap = int_param(c, "registers", 0);
+  int cap = int_param(params, "registers", 0);
   if (cap <= 0) {
     auto it = c.metrics.find("registers_per_thread");
     if (it == c.metrics.end()) return not_applicable("register count unknown (no profile)");
     int regs = static_cast<int>(it->second);
     if (regs <= 32) return not_applicable("kernel already uses 32 registers or fewer");
-    cap = std::max(32, (regs * 3 / 4) / 8 * 8);
+    double fraction = int_param(params, "percent", 75) / 100.0;
+    cap = std::max(32, static_cast<int>(regs * fraction) / 8 * 8);
   }
   return insert_before_name(src, "__maxnreg__(" + std::to_string(cap) + ")");
 }
@@ -87,10 +89,10 @@ bool has_pragma_before(const std::string &src, size_t pos) {
   return line.find("#pragma") != std::string::npos;
 }
 
-Expected<std::string> unroll(const std::string &src, const TransformContext &c) {
+Expected<std::string> unroll(const std::string &src, const Input &, const Params &params) {
   auto k = parse_kernel_text(src);
   if (!k) return k.error();
-  int factor = int_param(c, "factor", 4);
+  int factor = int_param(params, "factor", 4);
   if (factor < 2 || factor > 64) return not_applicable("unroll factor out of range");
   std::string masked = mask_code(src);
   std::vector<Loop> loops = find_loops(src, *k);
@@ -116,7 +118,7 @@ Expected<std::string> unroll(const std::string &src, const TransformContext &c) 
   return out;
 }
 
-Expected<std::string> restrict_ldg(const std::string &src, const TransformContext &) {
+Expected<std::string> restrict_ldg(const std::string &src, const Input &, const Params &) {
   auto k = parse_kernel_text(src);
   if (!k) return k.error();
   std::string masked = mask_code(src);
@@ -145,7 +147,7 @@ Expected<std::string> restrict_ldg(const std::string &src, const TransformContex
   return out;
 }
 
-Expected<std::string> fast_math(const std::string &src, const TransformContext &) {
+Expected<std::string> fast_math(const std::string &src, const Input &, const Params &) {
   auto k = parse_kernel_text(src);
   if (!k) return k.error();
   static const std::pair<const char *, const char *> intrinsics[] = {
@@ -167,45 +169,50 @@ Expected<std::string> fast_math(const std::string &src, const TransformContext &
   return src.substr(0, k->body_open) + body + src.substr(k->body_close);
 }
 
-Expected<std::string> block_size(const std::string &, const TransformContext &) {
-  return not_applicable("changing the block size changes the launch configuration, which a variant cannot do");
+using TextFn = Expected<std::string> (*)(const std::string &, const Input &, const Params &);
+
+// Applies `fn` and wraps its text: lexical transforms keep the launch.
+template <TextFn fn, const char *numerics> Expected<Output> lexical(const Input &in, const Params &params) {
+  auto text = fn(in.source, in, params);
+  if (!text) return text.error();
+  Output out;
+  out.source = *text;
+  out.numerics = numerics;
+  return out;
 }
+
+// The space of a lexical transform: `axes` when a trial application with
+// their first values succeeds (so "not applicable" is known before a search).
+template <TextFn fn> Expected<std::vector<Axis>> probe(const Input &in, std::vector<Axis> axes) {
+  Params first;
+  for (const Axis &a : axes)
+    first[a.name] = a.values.front();
+  auto text = fn(in.source, in, first);
+  if (!text) return text.error();
+  return axes;
+}
+
+constexpr char kExact[] = "exact";
+constexpr char kApproximate[] = "approximate";
 
 } // namespace
 
-const char *safety_name(Safety s) {
-  switch (s) {
-  case Safety::Exact:
-    return "exact";
-  case Safety::LaunchConfig:
-    return "launch-config";
-  case Safety::Aliasing:
-    return "aliasing";
-  case Safety::Numerics:
-    return "numerics";
-  }
-  return "?";
-}
-
-const std::vector<Transform> &transforms() {
-  static const std::vector<Transform> table = {
-      {"launch_bounds", Safety::LaunchConfig, "__launch_bounds__(max captured block size)", launch_bounds},
-      {"maxnreg", Safety::Exact, "__maxnreg__(cap) below the profiled register count", maxnreg},
-      {"unroll", Safety::Exact, "#pragma unroll N on innermost for loops", unroll},
-      {"restrict_ldg", Safety::Aliasing, "const __restrict__ on read-only pointer parameters (read-only cache)",
-       restrict_ldg},
-      {"fast_math", Safety::Numerics, "fast intrinsics (__expf, __sinf, ...) for single-precision math calls",
-       fast_math},
-      {"block_size", Safety::LaunchConfig, "not mechanical: the launch configuration belongs to the host code",
-       block_size},
+std::vector<Transform> lexical_transforms() {
+  return {
+      {"launch_bounds", kExact, "__launch_bounds__(largest block of the current launches[, min blocks])", false,
+       [](const Input &in) { return probe<launch_bounds>(in, {{"min_blocks", {"0", "2", "4"}}}); },
+       lexical<launch_bounds, kExact>},
+      {"maxnreg", kExact, "__maxnreg__(cap) below the profiled register count", false,
+       [](const Input &in) { return probe<maxnreg>(in, {{"percent", {"75", "62", "50"}}}); },
+       lexical<maxnreg, kExact>},
+      {"unroll", kExact, "#pragma unroll N on innermost for loops", false,
+       [](const Input &in) { return probe<unroll>(in, {{"factor", {"4", "8", "2", "16"}}}); },
+       lexical<unroll, kExact>},
+      {"restrict_ldg", kExact, "const __restrict__ on read-only pointer parameters (read-only cache)", false,
+       [](const Input &in) { return probe<restrict_ldg>(in, {}); }, lexical<restrict_ldg, kExact>},
+      {"fast_math", kApproximate, "fast intrinsics (__expf, __sinf, ...) for single-precision math calls", false,
+       [](const Input &in) { return probe<fast_math>(in, {}); }, lexical<fast_math, kApproximate>},
   };
-  return table;
 }
 
-const Transform *find_transform(const std::string &id) {
-  for (const Transform &t : transforms())
-    if (id == t.id) return &t;
-  return nullptr;
-}
-
-} // namespace kbcc::agent
+} // namespace kbcc::transform

@@ -1,0 +1,162 @@
+#include "gpu/runtime/replay.h"
+
+#include "gpu/analysis.h"
+#include "support/fs.h"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <set>
+
+namespace kbcc::gpu::runtime {
+
+void check(CUresult r, const char *what) {
+  if (r == CUDA_SUCCESS) return;
+  const char *name = nullptr, *text = nullptr;
+  cuGetErrorName(r, &name);
+  cuGetErrorString(r, &text);
+  throw CudaError(std::string(what) + ": " + (name ? name : "?") + " (" + (text ? text : "") + ")");
+}
+
+Replay::Replay(const std::string &manifest_path, const std::map<unsigned, std::string> &types)
+    : store_(std::filesystem::path(manifest_path).parent_path().parent_path().string()) {
+  auto text = read_file(manifest_path);
+  if (!text) throw std::runtime_error(text.error().message);
+  auto m = manifest_from_json(*text, manifest_path);
+  if (!m) throw std::runtime_error(m.error().message);
+  m_ = std::move(*m);
+  for (const auto &b : m_.buffers) {
+    auto before = store_.get(b.before);
+    if (!before) throw std::runtime_error(before.error().message);
+    auto after = load_after(store_, b, *before);
+    if (!after) throw std::runtime_error(after.error().message);
+    before_.push_back(std::move(*before));
+    after_.push_back(std::move(*after));
+    types_.push_back(element_type_from_name(b.type));
+  }
+  for (const auto &[param, type] : types)
+    for (const auto &p : m_.pointers)
+      if (p.param == param && p.param < m_.params.size() && p.offset == m_.params[p.param].offset)
+        types_[p.buffer] = element_type_from_name(type);
+}
+
+Replay::~Replay() {
+  for (auto &[path, mod] : modules_) {
+    for (CUdeviceptr p : mod.owned)
+      cuMemFree(p);
+    if (mod.mod) cuModuleUnload(mod.mod);
+  }
+  for (CUdeviceptr p : alloc_)
+    if (p) cuMemFree(p);
+}
+
+std::string Replay::params(const std::map<unsigned, int64_t> &overrides) const {
+  std::string bytes = m_.param_bytes;
+  for (const auto &[index, value] : overrides) {
+    if (index >= m_.params.size()) throw std::runtime_error("no parameter " + std::to_string(index));
+    const ParamRecord &p = m_.params[index];
+    if (p.size > 8 || p.offset + p.size > bytes.size())
+      throw std::runtime_error("parameter " + std::to_string(index) + " is not a scalar");
+    std::memcpy(bytes.data() + p.offset, &value, p.size); // little-endian: the low bytes
+  }
+  return bytes;
+}
+
+Module &Replay::module(const std::string &cubin) {
+  auto it = modules_.find(cubin);
+  if (it != modules_.end()) return it->second;
+  return modules_.emplace(cubin, load(cubin)).first->second;
+}
+
+Module Replay::load(const std::string &cubin_path) {
+  std::string image;
+  if (cubin_path.empty()) {
+    if (m_.module.empty()) throw std::runtime_error("the capture holds no module cubin");
+    auto blob = store_.get(m_.module);
+    if (!blob) throw std::runtime_error(blob.error().message);
+    image = std::move(*blob);
+  } else {
+    auto f = read_file(cubin_path);
+    if (!f) throw std::runtime_error(f.error().message);
+    image = std::move(*f);
+  }
+  Module mod;
+  check(cuModuleLoadData(&mod.mod, image.data()), "cuModuleLoadData");
+  if (cuModuleGetFunction(&mod.fn, mod.mod, m_.kernel.c_str()) != CUDA_SUCCESS) {
+    cuModuleUnload(mod.mod);
+    throw std::runtime_error("cubin " + (cubin_path.empty() ? "(captured)" : cubin_path) + " has no kernel " +
+                             m_.kernel);
+  }
+  if (alloc_.empty()) {
+    alloc_.assign(m_.buffers.size(), 0);
+    for (size_t i = 0; i < m_.buffers.size(); ++i)
+      if (m_.buffers[i].global.empty()) {
+        check(cuMemAlloc(&alloc_[i], std::max<uint64_t>(m_.buffers[i].size, 1)), "cuMemAlloc");
+        device_bytes_ += m_.buffers[i].size;
+      }
+  }
+  mod.addr = alloc_;
+  std::set<std::string> globals; // the module's own __device__/__constant__ variables
+  if (auto info = inspect_cubin(image))
+    for (const auto &g : info->globals)
+      globals.insert(g.name);
+  for (size_t i = 0; i < m_.buffers.size(); ++i) {
+    const BufferRecord &b = m_.buffers[i];
+    if (b.global.empty()) continue;
+    size_t size = 0;
+    if (globals.count(b.global) && cuModuleGetGlobal(&mod.addr[i], &size, mod.mod, b.global.c_str()) == CUDA_SUCCESS) {
+      if (size != b.size) throw std::runtime_error("global " + b.global + " has another size in the cubin");
+      continue;
+    }
+    // A module without this global (a variant that does not use it): a private copy.
+    check(cuMemAlloc(&mod.addr[i], std::max<uint64_t>(b.size, 1)), "cuMemAlloc");
+    mod.owned.push_back(mod.addr[i]);
+    device_bytes_ += b.size;
+  }
+  return mod;
+}
+
+void Replay::upload(const Module &m, const std::vector<std::string> &inputs, CUstream stream) {
+  for (size_t i = 0; i < inputs.size(); ++i)
+    check(stream ? cuMemcpyHtoDAsync(m.addr[i], inputs[i].data(), inputs[i].size(), stream)
+                 : cuMemcpyHtoD(m.addr[i], inputs[i].data(), inputs[i].size()),
+          "cuMemcpyHtoD");
+}
+
+void Replay::launch(Module &m, const Shape &shape, const std::string &params, CUstream stream) {
+  std::string bytes = params;
+  for (const auto &p : m_.pointers) {
+    uint64_t w = m.addr[p.buffer] + p.delta;
+    std::memcpy(bytes.data() + p.offset, &w, 8);
+  }
+  std::vector<void *> args;
+  for (const auto &p : m_.params)
+    args.push_back(bytes.data() + p.offset);
+  if (shape.shared > 48 * 1024 && shape.shared > m.shared_opt_in) {
+    check(cuFuncSetAttribute(m.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(shape.shared)),
+          "cuFuncSetAttribute(max dynamic shared memory)");
+    m.shared_opt_in = shape.shared;
+  }
+  check(cuLaunchKernel(m.fn, shape.grid.x, shape.grid.y, shape.grid.z, shape.block.x, shape.block.y, shape.block.z,
+                       shape.shared, stream, args.data(), nullptr),
+        "cuLaunchKernel");
+}
+
+std::vector<std::string> Replay::download(const Module &m) {
+  std::vector<std::string> out(m_.buffers.size());
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i].assign(m_.buffers[i].size, '\0');
+    check(cuMemcpyDtoH(out[i].data(), m.addr[i], out[i].size()), "cuMemcpyDtoH");
+  }
+  return out;
+}
+
+std::vector<std::string> Replay::run(Module &m, const std::vector<std::string> &inputs, const Shape &shape,
+                                     const std::string &params) {
+  upload(m, inputs);
+  launch(m, shape, params);
+  check(cuCtxSynchronize(), "kernel execution");
+  return download(m);
+}
+
+} // namespace kbcc::gpu::runtime

@@ -1,0 +1,80 @@
+// Device side of replaying one captured launch (kbcc-gpu only; links the CUDA
+// driver): device buffers restored from the capture, modules (the captured one
+// or a candidate cubin) bound to them, and launches with the captured or a
+// mapped configuration and the captured or overridden scalar arguments.
+#pragma once
+
+#include "gpu/capture_format.h"
+
+#include <cuda.h>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kbcc::gpu::runtime {
+
+struct CudaError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Throws CudaError naming `what` unless `r` is CUDA_SUCCESS.
+void check(CUresult r, const char *what);
+
+// A launch configuration.
+struct Shape {
+  Dim3 grid, block;
+  uint32_t shared = 0;
+};
+
+// One loaded module with the addresses of the capture's buffers it uses.
+struct Module {
+  CUmodule mod = nullptr;
+  CUfunction fn = nullptr;
+  std::vector<CUdeviceptr> addr;  // per manifest buffer
+  std::vector<CUdeviceptr> owned; // private copies of globals the module does not define
+  uint32_t shared_opt_in = 0;     // dynamic shared memory the function was opted in to
+};
+
+class Replay {
+public:
+  // Loads the manifest and its blobs; `types` overrides buffer element types
+  // by parameter index. Throws std::runtime_error naming the file.
+  Replay(const std::string &manifest_path, const std::map<unsigned, std::string> &types);
+  ~Replay();
+  Replay(const Replay &) = delete;
+  Replay &operator=(const Replay &) = delete;
+
+  const Manifest &manifest() const { return m_; }
+  const std::vector<std::string> &before() const { return before_; }
+  const std::vector<std::string> &after() const { return after_; }
+  ElementType type(size_t i) const { return types_[i]; }
+  Shape captured_shape() const { return {m_.grid, m_.block, m_.shared_mem}; }
+  // Device bytes this replay holds (buffers of every loaded module).
+  uint64_t device_bytes() const { return device_bytes_; }
+
+  // The captured parameter bytes with scalar parameters replaced (parameter
+  // index -> value, written in the parameter's size, little-endian).
+  std::string params(const std::map<unsigned, int64_t> &overrides = {}) const;
+  // The module of `cubin` ("" = the captured module), loaded once.
+  Module &module(const std::string &cubin);
+
+  void upload(const Module &m, const std::vector<std::string> &inputs, CUstream stream = nullptr);
+  void launch(Module &m, const Shape &shape, const std::string &params, CUstream stream = nullptr);
+  std::vector<std::string> download(const Module &m);
+  // upload + launch + synchronize + download.
+  std::vector<std::string> run(Module &m, const std::vector<std::string> &inputs, const Shape &shape,
+                               const std::string &params);
+
+private:
+  Module load(const std::string &cubin);
+  BlobStore store_;
+  Manifest m_;
+  std::vector<std::string> before_, after_;
+  std::vector<ElementType> types_;
+  std::vector<CUdeviceptr> alloc_;
+  std::map<std::string, Module> modules_;
+  uint64_t device_bytes_ = 0;
+};
+
+} // namespace kbcc::gpu::runtime

@@ -1,0 +1,238 @@
+// The transforms on small kernels: what they produce, the launch mapping
+// they return, and the reasons they refuse.
+#include "cache/variant.h"
+#include "support/fs.h"
+#include "transform/transform.h"
+
+#include <gtest/gtest.h>
+
+using namespace kbcc::transform;
+
+namespace {
+
+const char *kSaxpy = R"(__global__ void saxpy(int n, float a, const float *x, float *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+})";
+
+const char *kRows = R"(__global__ void rows(int rows, int cols, const float *x, float *y) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= rows) return;
+  float s = 0.0f, m = x[(size_t)r * cols];
+  for (int c = 0; c < cols; ++c) {
+    s += x[(size_t)r * cols + c];
+    m = fmaxf(m, x[(size_t)r * cols + c]);
+  }
+  y[r] = s * m;
+})";
+
+// A parsed kernel and an Input over it.
+struct Parsed {
+  std::string text;
+  std::optional<KernelAst> ast;
+  Input in;
+  explicit Parsed(const std::string &source) : text(source) {
+    kbcc::tooling::ParseRequest r;
+    r.source = "/virtual/k.cu";
+    r.arch = "sm_90";
+    auto a = parse_kernel(r, text, "");
+    EXPECT_TRUE(a) << (a ? "" : a.error().message);
+    if (!a) return;
+    ast = std::move(*a);
+    in.source = ast->source();
+    in.ast = &*ast;
+    kbcc::launch::Launch l;
+    l.grid[0] = 16;
+    l.block[0] = 128;
+    in.launches = {l};
+  }
+};
+
+Output applied(const char *id, const std::string &source, Params params = {}) {
+  Parsed p(source);
+  const Transform *t = find_transform(id);
+  EXPECT_NE(t, nullptr) << id;
+  auto axes = t->space(p.in);
+  EXPECT_TRUE(axes) << (axes ? "" : axes.error().message);
+  Params use = configurations(*axes).front();
+  for (const auto &[k, v] : params)
+    use[k] = v;
+  auto out = t->apply(p.in, use);
+  EXPECT_TRUE(out) << (out ? "" : out.error().message);
+  return out ? *out : Output{};
+}
+
+std::string refusal(const char *id, const std::string &source) {
+  Parsed p(source);
+  auto axes = find_transform(id)->space(p.in);
+  if (axes) return "applies";
+  EXPECT_EQ(axes.error().code, "not-applicable");
+  return axes.error().message;
+}
+
+} // namespace
+
+TEST(Transforms, TheTableHasEveryKbMechanicalLowering) {
+  for (const char *id : {"launch_bounds", "maxnreg", "unroll", "restrict_ldg", "fast_math", "block_size",
+                         "thread_coarsening", "split_loop_across_warp", "smem_privatized_atomics",
+                         "smem_transpose_staging", "smem_tiling"})
+    EXPECT_NE(find_transform(id), nullptr) << id;
+}
+
+TEST(Transforms, ConfigurationsAreTheCartesianProductInOrder) {
+  auto all = configurations({{"a", {"1", "2"}}, {"b", {"x", "y", "z"}}});
+  ASSERT_EQ(all.size(), 6u);
+  EXPECT_EQ(all[0], (Params{{"a", "1"}, {"b", "x"}}));
+  EXPECT_EQ(all[5], (Params{{"a", "2"}, {"b", "z"}}));
+}
+
+TEST(Transforms, LaunchBoundsUsesTheLargestCurrentBlock) {
+  Parsed p(kSaxpy);
+  p.in.launches[0].block[0] = 32, p.in.launches[0].block[1] = 8;
+  auto out = find_transform("launch_bounds")->apply(p.in, {});
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_NE(out->source.find("__launch_bounds__(256) saxpy("), std::string::npos) << out->source;
+  EXPECT_FALSE(out->launch);
+}
+
+TEST(Transforms, MaxnregFollowsTheProfile) {
+  Parsed p(kSaxpy);
+  p.in.metrics["registers_per_thread"] = 96;
+  auto out = find_transform("maxnreg")->apply(p.in, {{"percent", "75"}});
+  ASSERT_TRUE(out);
+  EXPECT_NE(out->source.find("__maxnreg__(72) saxpy("), std::string::npos) << out->source;
+  p.in.metrics["registers_per_thread"] = 24;
+  EXPECT_FALSE(find_transform("maxnreg")->space(p.in));
+}
+
+TEST(Transforms, FastMathIsApproximate) {
+  auto out = applied("fast_math", R"(__global__ void e(int n, const float *x, float *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = expf(x[i]);
+})");
+  EXPECT_NE(out.source.find("__expf(x[i])"), std::string::npos);
+  EXPECT_EQ(out.numerics, kbcc::cache::kNumericsApproximate);
+}
+
+TEST(Transforms, BlockSizeRecomputesTheGridAndKeepsCoverage) {
+  Output out = applied("block_size", kSaxpy, {{"block", "512"}});
+  ASSERT_TRUE(out.launch);
+  EXPECT_EQ(out.launch->grid[0], "ceil_div(grid.x * block.x, 512)");
+  EXPECT_EQ(out.launch->block[0], "512");
+  auto &pre = out.launch->preconditions;
+  EXPECT_NE(std::find(pre.begin(), pre.end(), "(grid.x * block.x) % 512 == 0 || n <= grid.x * block.x"), pre.end());
+  EXPECT_NE(out.source.find("__launch_bounds__(512)"), std::string::npos);
+  EXPECT_EQ(out.numerics, kbcc::cache::kNumericsExact);
+}
+
+TEST(Transforms, SplitLoopSharesTheInnerLoopAndReducesEachAccumulator) {
+  Output out = applied("split_loop_across_warp", kRows, {{"lanes", "32"}, {"block", "256"}});
+  EXPECT_NE(out.source.find("c += 32"), std::string::npos) << out.source;
+  EXPECT_NE(out.source.find("__shfl_xor_sync"), std::string::npos);
+  EXPECT_NE(out.source.find("fmaxf(__kbcc_p"), std::string::npos) << out.source;
+  EXPECT_NE(out.source.find("{ if (__kbcc_lane == 0) y[r] = s * m;"), std::string::npos) << out.source;
+  ASSERT_TRUE(out.launch);
+  EXPECT_EQ(out.launch->grid[0], "ceil_div(grid.x * block.x, 8)");
+  EXPECT_EQ(out.launch->block[0], "256");
+  EXPECT_EQ(out.numerics, kbcc::cache::kNumericsReassociates);
+  EXPECT_EQ(out.reduction_length, "cols");
+  EXPECT_EQ(out.size_params, (std::vector<std::string>{"cols", "rows"}));
+}
+
+TEST(Transforms, SplitLoopAcrossABlockUsesSharedMemory) {
+  Output out = applied("split_loop_across_warp", kRows, {{"lanes", "256"}});
+  EXPECT_NE(out.source.find("__shared__"), std::string::npos) << out.source;
+  EXPECT_NE(out.source.find("__syncthreads()"), std::string::npos);
+  ASSERT_TRUE(out.launch);
+  EXPECT_EQ(out.launch->grid[0], "ceil_div(grid.x * block.x, 1)");
+}
+
+TEST(Transforms, SplitLoopRefusals) {
+  EXPECT_NE(refusal("split_loop_across_warp", kSaxpy).find("no loop"), std::string::npos);
+  // A loop-carried scalar that is not an accumulation (a prefix sum).
+  EXPECT_NE(refusal("split_loop_across_warp", R"(__global__ void scan(int rows, int cols, const float *x, float *y) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= rows) return;
+  float s = 0.0f;
+  for (int c = 0; c < cols; ++c) {
+    s += x[r * cols + c];
+    y[r * cols + c] = s;
+  }
+})").find("no loop"), std::string::npos);
+  EXPECT_NE(refusal("split_loop_across_warp", R"(__global__ void b(int n, float *y) {
+  __shared__ float t[32];
+  t[threadIdx.x] = y[threadIdx.x];
+  __syncthreads();
+  for (int c = 0; c < n; ++c) y[c] += t[c % 32];
+})").find("barriers"), std::string::npos);
+  EXPECT_NE(refusal("split_loop_across_warp", R"(__global__ void g(int n, float *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int c = 0; c < n; ++c) y[i * n + c] = gridDim.x;
+})").find("outside the global-index idiom"), std::string::npos);
+}
+
+TEST(Transforms, CoarseningWrapsTheBodyAndShrinksTheGrid) {
+  Output out = applied("thread_coarsening", kSaxpy, {{"factor", "4"}, {"block", "256"}});
+  EXPECT_NE(out.source.find("__kbcc_k < 4u"), std::string::npos) << out.source;
+  ASSERT_TRUE(out.launch);
+  EXPECT_EQ(out.launch->grid[0], "ceil_div(grid.x * block.x, 1024)");
+}
+
+TEST(Transforms, PrivatizedAtomicsNeedTheirResultUnused) {
+  const char *hist = R"(__global__ void h(int n, const unsigned char *d, unsigned *bins) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(&bins[d[i]], 1u);
+})";
+  Output out = applied("smem_privatized_atomics", hist);
+  EXPECT_NE(out.source.find("__shared__ unsigned int __kbcc_bins[256]"), std::string::npos) << out.source;
+  EXPECT_EQ(refusal("smem_privatized_atomics", R"(__global__ void h(int n, const int *d, unsigned *bins, unsigned *old) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) old[i] = atomicAdd(&bins[d[i]], 1u);
+})"),
+            "an atomic's result is used");
+  EXPECT_NE(refusal("smem_privatized_atomics", kSaxpy).find("no atomic"), std::string::npos);
+}
+
+TEST(Transforms, TransposeStagingOnlyForStoresContiguousInY) {
+  const char *t = R"(__global__ void t(int rows, int cols, const float *in, float *out) {
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  int r = blockIdx.y * blockDim.y + threadIdx.y;
+  if (r < rows && c < cols) out[(size_t)c * rows + r] = in[(size_t)r * cols + c];
+})";
+  Output out = applied("smem_transpose_staging", t, {{"tile", "32"}});
+  EXPECT_NE(out.source.find("__kbcc_tile[threadIdx.x][threadIdx.y]"), std::string::npos) << out.source;
+  ASSERT_TRUE(out.launch);
+  EXPECT_EQ(out.launch->block[1], "32");
+  const char *copy = R"(__global__ void t(int rows, int cols, const float *in, float *out) {
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  int r = blockIdx.y * blockDim.y + threadIdx.y;
+  if (r < rows && c < cols) out[(size_t)r * cols + c] = in[(size_t)r * cols + c];
+})";
+  EXPECT_NE(refusal("smem_transpose_staging", copy).find("not strided in x"), std::string::npos);
+}
+
+TEST(Transforms, TilingKeepsTheSumOrderAndGuardsTheStores) {
+  const char *mm = R"(__global__ void mm(int n, const float *a, const float *b, float *c) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= n || col >= n) return;
+  float acc = 0.0f;
+  for (int k = 0; k < n; ++k)
+    acc += a[row * n + k] * b[k * n + col];
+  c[row * n + col] = acc;
+})";
+  Output out = applied("smem_tiling", mm, {{"tile", "16"}});
+  EXPECT_NE(out.source.find("__kbcc_As[threadIdx.y][__kbcc_kk] * __kbcc_Bs[__kbcc_kk][threadIdx.x]"),
+            std::string::npos)
+      << out.source;
+  EXPECT_NE(out.source.find("if (__kbcc_row_ok && __kbcc_col_ok)"), std::string::npos);
+  EXPECT_EQ(out.numerics, kbcc::cache::kNumericsExact);
+  const char *diag = R"(__global__ void d(int n, const float *a, float *c) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = 0.0f;
+  for (int k = 0; k < n; ++k) acc += a[(row + col) * n + k];
+  c[row * n + col] = acc;
+})";
+  EXPECT_NE(refusal("smem_tiling", diag).find("both row and column"), std::string::npos);
+}

@@ -1,0 +1,569 @@
+#include "transform/analysis.h"
+
+#include "tooling/source_range.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "llvm/ADT/FoldingSet.h"
+
+#include <functional>
+#include <map>
+
+namespace kbcc::transform {
+using namespace clang;
+
+namespace {
+
+// Calls `fn` on every statement under `s` (including `s`), pre-order.
+void walk(const Stmt *s, const std::function<void(const Stmt *)> &fn) {
+  if (!s) return;
+  fn(s);
+  for (const Stmt *c : s->children())
+    walk(c, fn);
+}
+
+const Expr *strip(const Expr *e) { return e ? e->IgnoreParenCasts() : nullptr; }
+
+std::string callee_name(const CallExpr *call) {
+  if (const FunctionDecl *fd = call->getDirectCallee())
+    if (fd->getIdentifier()) return fd->getName().str();
+  return {};
+}
+
+bool name_starts(const std::string &n, std::initializer_list<const char *> prefixes) {
+  for (const char *p : prefixes)
+    if (n.rfind(p, 0) == 0) return true;
+  return false;
+}
+
+bool is_local_var(const Expr *e) {
+  const auto *ref = dyn_cast_or_null<DeclRefExpr>(strip(e));
+  const auto *var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  return var && var->hasLocalStorage() && !var->hasAttr<CUDASharedAttr>();
+}
+
+// An lvalue in memory: not a local scalar and not an element of a local array.
+bool is_memory(const Expr *lhs) {
+  const Expr *e = lhs->IgnoreParenImpCasts();
+  if (const auto *ref = dyn_cast<DeclRefExpr>(e)) {
+    const auto *var = dyn_cast<VarDecl>(ref->getDecl());
+    return !var || !var->hasLocalStorage() || var->hasAttr<CUDASharedAttr>();
+  }
+  if (const auto *sub = dyn_cast<ArraySubscriptExpr>(e)) {
+    const Expr *base = sub->getBase()->IgnoreParenImpCasts();
+    if (const auto *ref = dyn_cast<DeclRefExpr>(base))
+      if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()))
+        if (var->getType()->isArrayType()) return !var->hasLocalStorage() || var->hasAttr<CUDASharedAttr>();
+    return true;
+  }
+  if (const auto *u = dyn_cast<UnaryOperator>(e)) return u->getOpcode() == UO_Deref;
+  if (const auto *m = dyn_cast<MemberExpr>(e)) return m->isArrow() || is_memory(m->getBase());
+  return false;
+}
+
+bool is_atomic(const std::string &n) { return name_starts(n, {"atomic", "__nv_atomic"}); }
+
+bool is_user_function(const FunctionDecl *fd) {
+  return fd && fd->hasBody() && !tooling::in_system_header(fd, fd->getASTContext().getSourceManager());
+}
+
+// Writes or reads through a user callee's body (depth-limited).
+bool callee_does(const CallExpr *call, bool (*what)(const Stmt *), int depth) {
+  const FunctionDecl *fd = call->getDirectCallee();
+  if (!fd) return true;
+  if (!is_user_function(fd)) return false;
+  if (depth > 8) return true;
+  return what(fd->getBody());
+}
+
+bool writes_memory_at(const Stmt *s, int depth);
+bool reads_memory_at(const Stmt *s, int depth);
+
+bool writes_at(const Stmt *s) { return writes_memory_at(s, 1); }
+bool reads_at(const Stmt *s) { return reads_memory_at(s, 1); }
+
+bool writes_memory_at(const Stmt *s, int depth) {
+  bool found = false;
+  walk(s, [&](const Stmt *x) {
+    if (found) return;
+    if (const auto *b = dyn_cast<BinaryOperator>(x); b && b->isAssignmentOp()) found = is_memory(b->getLHS());
+    if (const auto *u = dyn_cast<UnaryOperator>(x); u && u->isIncrementDecrementOp()) found = is_memory(u->getSubExpr());
+    if (const auto *op = dyn_cast<CXXOperatorCallExpr>(x); op && op->isAssignmentOp())
+      found = is_memory(op->getArg(0));
+    if (const auto *call = dyn_cast<CallExpr>(x); call && !isa<CXXOperatorCallExpr>(x)) {
+      std::string n = callee_name(call);
+      if (is_atomic(n) || name_starts(n, {"__st", "printf"})) found = true;
+      else if (depth <= 8 && callee_does(call, writes_at, depth)) found = true;
+    }
+  });
+  return found;
+}
+
+bool reads_memory_at(const Stmt *s, int depth) {
+  bool found = false;
+  walk(s, [&](const Stmt *x) {
+    if (found) return;
+    if (const auto *c = dyn_cast<ImplicitCastExpr>(x); c && c->getCastKind() == CK_LValueToRValue)
+      found = is_memory(c->getSubExpr());
+    if (const auto *c = dyn_cast<CompoundAssignOperator>(x)) found = is_memory(c->getLHS());
+    if (const auto *call = dyn_cast<CallExpr>(x); call && !isa<CXXOperatorCallExpr>(x)) {
+      std::string n = callee_name(call);
+      if (is_atomic(n) || name_starts(n, {"__ld"})) found = true;
+      else if (callee_does(call, reads_at, depth)) found = true;
+    }
+    if (const auto *ctor = dyn_cast<CXXConstructExpr>(x))
+      for (const Expr *a : ctor->arguments())
+        if (a->isGLValue() && is_memory(a)) found = true;
+  });
+  return found;
+}
+
+} // namespace
+
+std::optional<Builtin> as_builtin(const Expr *e) {
+  if (!e) return std::nullopt;
+  e = e->IgnoreParenCasts();
+  if (const auto *p = dyn_cast<PseudoObjectExpr>(e)) e = p->getSyntacticForm()->IgnoreParenCasts();
+  const auto *prop = dyn_cast<MSPropertyRefExpr>(e);
+  if (!prop) return std::nullopt;
+  const Expr *base = prop->getBaseExpr()->IgnoreParenImpCasts();
+  if (const auto *opaque = dyn_cast<OpaqueValueExpr>(base); opaque && opaque->getSourceExpr())
+    base = opaque->getSourceExpr()->IgnoreParenImpCasts();
+  const auto *ref = dyn_cast<DeclRefExpr>(base);
+  if (!ref) return std::nullopt;
+  static const std::pair<const char *, Builtin::Var> vars[] = {{"threadIdx", Builtin::ThreadIdx},
+                                                               {"blockIdx", Builtin::BlockIdx},
+                                                               {"blockDim", Builtin::BlockDim},
+                                                               {"gridDim", Builtin::GridDim}};
+  std::string field = prop->getPropertyDecl()->getName().str();
+  int dim = field == "x" ? 0 : field == "y" ? 1 : field == "z" ? 2 : -1;
+  if (dim < 0) return std::nullopt;
+  for (const auto &[name, var] : vars)
+    if (ref->getDecl()->getName() == name) return Builtin{var, dim, e};
+  return std::nullopt;
+}
+
+std::optional<GlobalIndex> as_global_index(const Expr *e) {
+  const auto *add = dyn_cast_or_null<BinaryOperator>(strip(e));
+  if (!add || add->getOpcode() != BO_Add) return std::nullopt;
+  for (int side = 0; side < 2; ++side) {
+    auto t = as_builtin(side ? add->getLHS() : add->getRHS());
+    const auto *mul = dyn_cast<BinaryOperator>(strip(side ? add->getRHS() : add->getLHS()));
+    if (!t || t->var != Builtin::ThreadIdx || !mul || mul->getOpcode() != BO_Mul) continue;
+    auto a = as_builtin(mul->getLHS()), b = as_builtin(mul->getRHS());
+    if (!a || !b || a->dim != t->dim || b->dim != t->dim) continue;
+    bool ok = (a->var == Builtin::BlockIdx && b->var == Builtin::BlockDim) ||
+              (a->var == Builtin::BlockDim && b->var == Builtin::BlockIdx);
+    if (ok) return GlobalIndex{t->dim, e};
+  }
+  return std::nullopt;
+}
+
+bool IndexUses::global_in(int dim) const {
+  for (const auto &g : global)
+    if (g.dim == dim) return true;
+  return false;
+}
+
+bool IndexUses::any_in(int dim) const {
+  if (global_in(dim)) return true;
+  for (const auto &b : other)
+    if (b.dim == dim) return true;
+  return false;
+}
+
+IndexUses index_uses(const Stmt *body) {
+  IndexUses out;
+  std::set<const Stmt *> inside;
+  std::function<void(const Stmt *)> visit = [&](const Stmt *s) {
+    if (!s) return;
+    if (const auto *e = dyn_cast<Expr>(s))
+      if (auto g = as_global_index(e)) {
+        out.global.push_back(*g);
+        walk(s, [&](const Stmt *x) { inside.insert(x); });
+        return;
+      }
+    if (const auto *p = dyn_cast<PseudoObjectExpr>(s)) {
+      if (auto b = as_builtin(p); b && !inside.count(s)) out.other.push_back(*b);
+      return; // its semantic form repeats the builtin
+    }
+    for (const Stmt *c : s->children())
+      visit(c);
+  };
+  visit(body);
+  return out;
+}
+
+Effects effects_of(const FunctionDecl *kernel) {
+  Effects fx;
+  std::set<const FunctionDecl *> seen;
+  std::function<void(const Stmt *, bool)> scan = [&](const Stmt *s, bool top) {
+    walk(s, [&](const Stmt *x) {
+      if (isa<GCCAsmStmt>(x) || isa<MSAsmStmt>(x)) fx.inline_asm = true;
+      if (isa<CUDAKernelCallExpr>(x)) fx.device_launch = true;
+      if (const auto *d = dyn_cast<DeclStmt>(x))
+        for (const Decl *decl : d->decls())
+          if (const auto *v = dyn_cast<VarDecl>(decl); v && v->hasAttr<CUDASharedAttr>()) fx.shared_memory = true;
+      if (const auto *ref = dyn_cast<DeclRefExpr>(x))
+        if (const auto *v = dyn_cast<VarDecl>(ref->getDecl()); v && v->hasAttr<CUDASharedAttr>())
+          fx.shared_memory = true;
+      const auto *call = dyn_cast<CallExpr>(x);
+      if (!call) return;
+      const FunctionDecl *fd = call->getDirectCallee();
+      if (!fd) {
+        if (!isa<CXXPseudoDestructorExpr>(call->getCallee())) fx.unknown_calls = true;
+        return;
+      }
+      std::string n = fd->getIdentifier() ? fd->getName().str() : "";
+      std::string q = fd->getQualifiedNameAsString();
+      if (name_starts(n, {"__syncthreads", "__syncwarp", "__barrier", "__threadfence_block"}) ||
+          q.rfind("cooperative_groups::", 0) == 0)
+        fx.barrier = true;
+      if (name_starts(n, {"__shfl", "__ballot", "__all", "__any", "__match", "__reduce_", "__activemask", "__vote"}) ||
+          q.rfind("cooperative_groups::", 0) == 0)
+        fx.warp_ops = true;
+      if (is_atomic(n)) {
+        fx.atomics = true;
+        if (top) fx.atomic_calls.push_back(call);
+      }
+      if (is_user_function(fd)) {
+        if (seen.insert(fd).second) scan(fd->getBody(), false);
+      } else if (!fd->hasBody() && !tooling::in_system_header(fd, fd->getASTContext().getSourceManager()) &&
+                 !fd->getBuiltinID()) {
+        fx.unknown_calls = true;
+      }
+    });
+  };
+  scan(kernel->getBody(), true);
+  return fx;
+}
+
+bool writes_memory(const Stmt *s) { return writes_memory_at(s, 0); }
+bool reads_memory(const Stmt *s) { return reads_memory_at(s, 0); }
+
+bool assigns(const Stmt *s, const VarDecl *var) {
+  bool found = false;
+  auto is_var = [&](const Expr *e) {
+    const auto *ref = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+    return ref && ref->getDecl() == var;
+  };
+  walk(s, [&](const Stmt *x) {
+    if (const auto *b = dyn_cast<BinaryOperator>(x); b && b->isAssignmentOp() && is_var(b->getLHS())) found = true;
+    if (const auto *u = dyn_cast<UnaryOperator>(x))
+      if ((u->isIncrementDecrementOp() || u->getOpcode() == UO_AddrOf) && is_var(u->getSubExpr())) found = true;
+  });
+  return found;
+}
+
+bool refers_to(const Stmt *s, const VarDecl *var) {
+  bool found = false;
+  walk(s, [&](const Stmt *x) {
+    if (const auto *ref = dyn_cast<DeclRefExpr>(x); ref && ref->getDecl() == var) found = true;
+  });
+  return found;
+}
+
+bool has_return(const Stmt *s) {
+  bool found = false;
+  walk(s, [&](const Stmt *x) { found = found || isa<ReturnStmt>(x); });
+  return found;
+}
+
+bool has_break_or_goto(const Stmt *s) {
+  bool found = false;
+  walk(s, [&](const Stmt *x) {
+    found = found || isa<BreakStmt>(x) || isa<GotoStmt>(x) || isa<IndirectGotoStmt>(x) || isa<LabelStmt>(x) ||
+            isa<SwitchStmt>(x);
+  });
+  return found;
+}
+
+std::optional<CountedLoop> counted_loop(const ForStmt *loop) {
+  CountedLoop out;
+  out.loop = loop;
+  const auto *init = dyn_cast_or_null<DeclStmt>(loop->getInit());
+  if (!init || !init->isSingleDecl()) return std::nullopt;
+  out.var = dyn_cast<VarDecl>(init->getSingleDecl());
+  if (!out.var || !out.var->getType()->isIntegerType() || !out.var->getInit()) return std::nullopt;
+  out.init = out.var->getInit();
+  auto is_var = [&](const Expr *e) {
+    const auto *ref = dyn_cast_or_null<DeclRefExpr>(e ? e->IgnoreParenImpCasts() : nullptr);
+    return ref && ref->getDecl() == out.var;
+  };
+  const auto *cond = dyn_cast_or_null<BinaryOperator>(loop->getCond() ? loop->getCond()->IgnoreParenImpCasts() : nullptr);
+  if (!cond || (cond->getOpcode() != BO_LT && cond->getOpcode() != BO_LE) || !is_var(cond->getLHS()) ||
+      refers_to(cond->getRHS(), out.var))
+    return std::nullopt;
+  out.bound = cond->getRHS();
+  out.inclusive = cond->getOpcode() == BO_LE;
+  const Expr *inc = loop->getInc() ? loop->getInc()->IgnoreParenImpCasts() : nullptr;
+  bool unit = false;
+  if (const auto *u = dyn_cast_or_null<UnaryOperator>(inc)) unit = u->isIncrementOp() && is_var(u->getSubExpr());
+  if (const auto *c = dyn_cast_or_null<CompoundAssignOperator>(inc)) {
+    const auto *one = dyn_cast<IntegerLiteral>(c->getRHS()->IgnoreParenImpCasts());
+    unit = c->getOpcode() == BO_AddAssign && is_var(c->getLHS()) && one && one->getValue() == 1;
+  }
+  if (const auto *b = dyn_cast_or_null<BinaryOperator>(inc); b && b->getOpcode() == BO_Assign && is_var(b->getLHS())) {
+    const auto *add = dyn_cast<BinaryOperator>(b->getRHS()->IgnoreParenImpCasts());
+    const auto *one = add ? dyn_cast<IntegerLiteral>(add->getRHS()->IgnoreParenImpCasts()) : nullptr;
+    unit = add && add->getOpcode() == BO_Add && is_var(add->getLHS()) && one && one->getValue() == 1;
+  }
+  if (!unit || assigns(loop->getBody(), out.var)) return std::nullopt;
+  return out;
+}
+
+namespace {
+
+// Whether `e` (through parens and implicit casts) names `var`.
+bool names(const Expr *e, const VarDecl *var) {
+  const auto *ref = dyn_cast_or_null<DeclRefExpr>(e ? e->IgnoreParenImpCasts() : nullptr);
+  return ref && ref->getDecl() == var;
+}
+
+int references(const Stmt *s, const VarDecl *var) {
+  int n = 0;
+  walk(s, [&](const Stmt *x) {
+    if (const auto *ref = dyn_cast<DeclRefExpr>(x); ref && ref->getDecl() == var) ++n;
+  });
+  return n;
+}
+
+// Classifies one write to `var`; nullopt when it is not an accumulation.
+std::optional<Accumulation> classify(const Stmt *s, const VarDecl *var, const ASTContext &ctx) {
+  Accumulation a;
+  a.var = var;
+  a.stmt = s;
+  if (const auto *c = dyn_cast<CompoundAssignOperator>(s)) {
+    if (!names(c->getLHS(), var) || refers_to(c->getRHS(), var)) return std::nullopt;
+    switch (c->getOpcode()) {
+    case BO_AddAssign:
+    case BO_SubAssign:
+      a.kind = Accumulation::Sum;
+      return a;
+    case BO_OrAssign:
+      a.kind = Accumulation::Or;
+      return a;
+    case BO_AndAssign:
+      a.kind = Accumulation::And;
+      return a;
+    case BO_XorAssign:
+      a.kind = Accumulation::Xor;
+      return a;
+    default:
+      return std::nullopt;
+    }
+  }
+  if (const auto *u = dyn_cast<UnaryOperator>(s)) {
+    if (!u->isIncrementDecrementOp() || !names(u->getSubExpr(), var)) return std::nullopt;
+    a.kind = Accumulation::Sum;
+    return a;
+  }
+  const auto *b = dyn_cast<BinaryOperator>(s);
+  if (!b || b->getOpcode() != BO_Assign || !names(b->getLHS(), var)) return std::nullopt;
+  const Expr *rhs = b->getRHS()->IgnoreParenImpCasts();
+  if (const auto *add = dyn_cast<BinaryOperator>(rhs)) {
+    bool left = names(add->getLHS(), var) && !refers_to(add->getRHS(), var);
+    bool right = names(add->getRHS(), var) && !refers_to(add->getLHS(), var);
+    if ((add->getOpcode() == BO_Add && (left || right)) || (add->getOpcode() == BO_Sub && left)) {
+      a.kind = Accumulation::Sum;
+      return a;
+    }
+    return std::nullopt;
+  }
+  const auto *call = dyn_cast<CallExpr>(rhs);
+  if (!call || call->getNumArgs() != 2) return std::nullopt;
+  const FunctionDecl *fd = call->getDirectCallee();
+  std::string n = fd && fd->getIdentifier() ? fd->getName().str() : "";
+  static const std::set<std::string> extrema = {"fmaxf", "fminf", "fmax", "fmin", "max", "min", "__hmax", "__hmin"};
+  if (!extrema.count(n)) return std::nullopt;
+  bool left = names(call->getArg(0), var) && !refers_to(call->getArg(1), var);
+  bool right = names(call->getArg(1), var) && !refers_to(call->getArg(0), var);
+  if (!left && !right) return std::nullopt;
+  a.kind = Accumulation::MaxMin;
+  a.combine = n;
+  (void)ctx;
+  return a;
+}
+
+} // namespace
+
+std::optional<std::vector<Accumulation>> accumulations(const ForStmt *loop, const ASTContext &ctx) {
+  std::map<const VarDecl *, std::vector<const Stmt *>> writes;
+  SourceRange inside = loop->getSourceRange();
+  const SourceManager &sm = ctx.getSourceManager();
+  auto declared_inside = [&](const VarDecl *v) {
+    SourceLocation l = v->getLocation();
+    return !sm.isBeforeInTranslationUnit(l, inside.getBegin()) && !sm.isBeforeInTranslationUnit(inside.getEnd(), l);
+  };
+  auto target = [&](const Expr *lhs) -> const VarDecl * {
+    const auto *ref = dyn_cast<DeclRefExpr>(lhs->IgnoreParenImpCasts());
+    const auto *v = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+    if (!v || !v->hasLocalStorage() || v->getType()->isArrayType() || declared_inside(v)) return nullptr;
+    return v;
+  };
+  bool escapes = false;
+  walk(loop->getBody(), [&](const Stmt *x) {
+    if (const auto *b = dyn_cast<BinaryOperator>(x); b && b->isAssignmentOp())
+      if (const VarDecl *v = target(b->getLHS())) writes[v].push_back(x);
+    if (const auto *u = dyn_cast<UnaryOperator>(x)) {
+      if (u->isIncrementDecrementOp())
+        if (const VarDecl *v = target(u->getSubExpr())) writes[v].push_back(x);
+      if (u->getOpcode() == UO_AddrOf && target(u->getSubExpr())) escapes = true;
+    }
+  });
+  if (escapes) return std::nullopt;
+  std::vector<Accumulation> out;
+  for (const auto &[var, stmts] : writes) {
+    if (!var->getType()->isArithmeticType()) return std::nullopt;
+    int covered = 0;
+    std::optional<Accumulation::Kind> kind;
+    std::string combine;
+    for (const Stmt *s : stmts) {
+      auto a = classify(s, var, ctx);
+      if (!a || (kind && (*kind != a->kind || combine != a->combine))) return std::nullopt;
+      kind = a->kind;
+      combine = a->combine;
+      covered += references(s, var);
+      out.push_back(*a);
+    }
+    if (covered != references(loop->getBody(), var)) return std::nullopt; // read elsewhere in the loop
+  }
+  return out;
+}
+
+std::vector<const VarDecl *> index_variables(const Stmt *body, int dim) {
+  std::vector<const VarDecl *> out;
+  walk(body, [&](const Stmt *x) {
+    const auto *d = dyn_cast<DeclStmt>(x);
+    if (!d) return;
+    for (const Decl *decl : d->decls()) {
+      const auto *v = dyn_cast<VarDecl>(decl);
+      if (!v || !v->getInit() || !v->getType()->isIntegerType()) continue;
+      auto g = as_global_index(v->getInit());
+      if (g && g->dim == dim && !assigns(body, v)) out.push_back(v);
+    }
+  });
+  return out;
+}
+
+namespace {
+
+// Bound B of `var < B` (or `B > var`).
+const Expr *less_than_bound(const Expr *e, const VarDecl *var) {
+  const auto *b = dyn_cast<BinaryOperator>(e->IgnoreParenImpCasts());
+  if (!b) return nullptr;
+  if (b->getOpcode() == BO_LT && names(b->getLHS(), var)) return b->getRHS();
+  if (b->getOpcode() == BO_GT && names(b->getRHS(), var)) return b->getLHS();
+  return nullptr;
+}
+
+// Bound B of `var >= B` (or `B <= var`).
+const Expr *at_least_bound(const Expr *e, const VarDecl *var) {
+  const auto *b = dyn_cast<BinaryOperator>(e->IgnoreParenImpCasts());
+  if (!b) return nullptr;
+  if (b->getOpcode() == BO_GE && names(b->getLHS(), var)) return b->getRHS();
+  if (b->getOpcode() == BO_LE && names(b->getRHS(), var)) return b->getLHS();
+  return nullptr;
+}
+
+void terms(const Expr *e, BinaryOperatorKind op, std::vector<const Expr *> &out) {
+  const auto *b = dyn_cast<BinaryOperator>(e->IgnoreParenImpCasts());
+  if (b && b->getOpcode() == op) {
+    terms(b->getLHS(), op, out);
+    terms(b->getRHS(), op, out);
+    return;
+  }
+  out.push_back(e);
+}
+
+bool only_returns(const Stmt *s) {
+  if (isa<ReturnStmt>(s)) return true;
+  const auto *c = dyn_cast<CompoundStmt>(s);
+  return c && c->size() == 1 && isa<ReturnStmt>(c->body_front());
+}
+
+} // namespace
+
+std::vector<const Expr *> guard_bounds(const CompoundStmt *body, const VarDecl *var) {
+  std::vector<const Expr *> out;
+  for (const Stmt *s : body->body()) {
+    const auto *i = dyn_cast<IfStmt>(s);
+    if (!i || i->getElse() || i->hasInitStorage() || i->hasVarStorage()) continue;
+    std::vector<const Expr *> parts;
+    if (only_returns(i->getThen())) {
+      terms(i->getCond(), BO_LOr, parts);
+      for (const Expr *t : parts)
+        if (const Expr *b = at_least_bound(t, var)) out.push_back(b);
+    } else if (s == body->body_back()) {
+      terms(i->getCond(), BO_LAnd, parts);
+      for (const Expr *t : parts)
+        if (const Expr *b = less_than_bound(t, var)) out.push_back(b);
+    }
+  }
+  return out;
+}
+
+std::optional<std::string> as_mapping_expr(const Expr *e) {
+  e = e->IgnoreParenCasts();
+  if (const auto *lit = dyn_cast<IntegerLiteral>(e)) return std::to_string(lit->getValue().getSExtValue());
+  if (const auto *ref = dyn_cast<DeclRefExpr>(e)) {
+    const auto *p = dyn_cast<ParmVarDecl>(ref->getDecl());
+    if (p && p->getType()->isIntegerType() && !p->getType()->isBooleanType()) return p->getName().str();
+    return std::nullopt;
+  }
+  const auto *b = dyn_cast<BinaryOperator>(e);
+  if (!b) return std::nullopt;
+  const char *op = b->getOpcode() == BO_Add   ? "+"
+                   : b->getOpcode() == BO_Sub ? "-"
+                   : b->getOpcode() == BO_Mul ? "*"
+                   : b->getOpcode() == BO_Div ? "/"
+                                              : nullptr;
+  if (!op) return std::nullopt;
+  auto l = as_mapping_expr(b->getLHS()), r = as_mapping_expr(b->getRHS());
+  if (!l || !r) return std::nullopt;
+  return "(" + *l + " " + op + " " + *r + ")";
+}
+
+std::set<std::string> integer_params(const Expr *e) {
+  std::set<std::string> out;
+  walk(e, [&](const Stmt *x) {
+    if (const auto *ref = dyn_cast<DeclRefExpr>(x))
+      if (const auto *p = dyn_cast<ParmVarDecl>(ref->getDecl()); p && p->getType()->isIntegerType())
+        out.insert(p->getName().str());
+  });
+  return out;
+}
+
+const ParmVarDecl *root_parameter(const Expr *base) {
+  for (int depth = 0; base && depth < 16; ++depth) {
+    base = base->IgnoreParenCasts();
+    if (const auto *ref = dyn_cast<DeclRefExpr>(base)) {
+      if (const auto *p = dyn_cast<ParmVarDecl>(ref->getDecl())) return p;
+      const auto *v = dyn_cast<VarDecl>(ref->getDecl());
+      if (!v || !v->hasLocalStorage() || !v->getType()->isPointerType() || !v->getInit()) return nullptr;
+      base = v->getInit();
+      continue;
+    }
+    if (const auto *b = dyn_cast<BinaryOperator>(base); b && (b->getOpcode() == BO_Add || b->getOpcode() == BO_Sub)) {
+      base = b->getLHS()->getType()->isPointerType() ? b->getLHS() : b->getRHS();
+      continue;
+    }
+    if (const auto *u = dyn_cast<UnaryOperator>(base); u && u->getOpcode() == UO_AddrOf) {
+      const auto *sub = dyn_cast<ArraySubscriptExpr>(u->getSubExpr()->IgnoreParenImpCasts());
+      if (!sub) return nullptr;
+      base = sub->getBase();
+      continue;
+    }
+    return nullptr;
+  }
+  return nullptr;
+}
+
+bool same_expr(const Expr *a, const Expr *b, const ASTContext &ctx) {
+  llvm::FoldingSetNodeID x, y;
+  a->IgnoreParenImpCasts()->Profile(x, ctx, /*Canonical=*/true);
+  b->IgnoreParenImpCasts()->Profile(y, ctx, /*Canonical=*/true);
+  return x == y;
+}
+
+} // namespace kbcc::transform

@@ -1,0 +1,118 @@
+// Legality building blocks shared by the transforms: CUDA builtin index reads
+// and the global-index idiom, what a body does (barriers, warp operations,
+// shared memory, atomics, stores), canonical counted loops, accumulations,
+// guards and the bounds they check, and expressions of parameters that can be
+// written in the launch-mapping language.
+#pragma once
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/Stmt.h"
+#include "clang/AST/StmtCXX.h"
+
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace kbcc::transform {
+
+class KernelAst;
+
+// A read of threadIdx/blockIdx/blockDim/gridDim .x/.y/.z.
+struct Builtin {
+  enum Var { ThreadIdx, BlockIdx, BlockDim, GridDim } var = ThreadIdx;
+  int dim = 0; // 0 = x, 1 = y, 2 = z
+  const clang::Expr *expr = nullptr;
+};
+std::optional<Builtin> as_builtin(const clang::Expr *e);
+
+// blockIdx.d * blockDim.d + threadIdx.d, in any operand order, with casts.
+struct GlobalIndex {
+  int dim = 0;
+  const clang::Expr *expr = nullptr;
+};
+std::optional<GlobalIndex> as_global_index(const clang::Expr *e);
+
+// Every builtin read of a body, split into global-index idioms and the rest.
+struct IndexUses {
+  std::vector<GlobalIndex> global;
+  std::vector<Builtin> other;
+  bool global_in(int dim) const;
+  bool any_in(int dim) const; // global or other
+};
+IndexUses index_uses(const clang::Stmt *body);
+
+// What code does, following calls into user functions.
+struct Effects {
+  bool barrier = false;       // __syncthreads*, __syncwarp, barrier/cooperative-group syncs
+  bool warp_ops = false;      // shuffles, votes, match, warp reductions, __activemask
+  bool shared_memory = false; // __shared__ variables
+  bool atomics = false;
+  bool inline_asm = false;
+  bool device_launch = false; // launches from device code
+  bool unknown_calls = false; // calls through pointers or to functions without a body
+  std::vector<const clang::CallExpr *> atomic_calls; // in the kernel itself
+};
+Effects effects_of(const clang::FunctionDecl *kernel);
+
+// Whether `s` stores to memory (anything but local scalars and local arrays),
+// calls an atomic, or calls a user function that may.
+bool writes_memory(const clang::Stmt *s);
+// Whether `s` loads from memory (a dereference or subscript of a pointer).
+bool reads_memory(const clang::Stmt *s);
+// Whether `s` assigns `var` (=, op=, ++, --, or takes its address).
+bool assigns(const clang::Stmt *s, const clang::VarDecl *var);
+// Whether `s` refers to `var`.
+bool refers_to(const clang::Stmt *s, const clang::VarDecl *var);
+// Whether `s` holds a statement of one of these kinds.
+bool has_return(const clang::Stmt *s);
+bool has_break_or_goto(const clang::Stmt *s); // break/goto/switch that leave `s`'s loops, labels
+
+// for (T v = init; v < bound (or <=); ++v / v++ / v += 1 / v = v + 1) body,
+// with `v` an integer not assigned in the body.
+struct CountedLoop {
+  const clang::ForStmt *loop = nullptr;
+  const clang::VarDecl *var = nullptr;
+  const clang::Expr *init = nullptr;
+  const clang::Expr *bound = nullptr;
+  bool inclusive = false; // v <= bound
+};
+std::optional<CountedLoop> counted_loop(const clang::ForStmt *loop);
+
+// One update of an accumulator inside a loop: s += e, s -= e, s = s + e,
+// ++s, s |= e, s &= e, s ^= e, s = f(s, e) with f a max or min function.
+struct Accumulation {
+  const clang::VarDecl *var = nullptr;
+  enum Kind { Sum, Or, And, Xor, MaxMin } kind = Sum;
+  std::string combine; // for MaxMin: the function's name as written (fmaxf, max, ...)
+  const clang::Stmt *stmt = nullptr;
+};
+// The accumulations of `loop`'s body into local scalars declared outside it,
+// when every write to such a variable in the body is one (and it is read
+// nowhere else in the body); nullopt when some write is not.
+std::optional<std::vector<Accumulation>> accumulations(const clang::ForStmt *loop, const clang::ASTContext &ctx);
+
+// Local variables whose value comes from the global index of `dim`:
+//   int i = <global index>;  (const or never assigned afterwards)
+std::vector<const clang::VarDecl *> index_variables(const clang::Stmt *body, int dim);
+
+// The upper bounds that guards of `body` check `var` against: from
+// `if (var >= B ...) return;` and `if (var < B && ...) { rest }` forms.
+std::vector<const clang::Expr *> guard_bounds(const clang::CompoundStmt *body, const clang::VarDecl *var);
+
+// `e` in the launch-mapping language when it is built from integer
+// parameters, integer literals, + - * / and parentheses; nullopt otherwise.
+std::optional<std::string> as_mapping_expr(const clang::Expr *e);
+
+// The integer parameters `e` reads (through casts).
+std::set<std::string> integer_params(const clang::Expr *e);
+
+// The root pointer parameter of a memory access's base (through local
+// pointers initialised from parameters); nullptr when unknown.
+const clang::ParmVarDecl *root_parameter(const clang::Expr *base);
+
+// Structural equality of two expressions (same operators, same variables, same literals).
+bool same_expr(const clang::Expr *a, const clang::Expr *b, const clang::ASTContext &ctx);
+
+} // namespace kbcc::transform

@@ -1,0 +1,58 @@
+// A kernel as Clang sees it for a transform: its unit parsed on the device
+// side (the flags of its build), the kernel's FunctionDecl, and the text of
+// its definition with helpers that map AST nodes to offsets in that text.
+#pragma once
+
+#include "support/expected.h"
+#include "tooling/request.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/Expr.h"
+
+#include <memory>
+#include <string>
+
+namespace clang {
+class ASTUnit;
+}
+
+namespace kbcc::transform {
+
+class KernelAst {
+public:
+  ~KernelAst();
+  KernelAst(KernelAst &&) noexcept;
+  KernelAst &operator=(KernelAst &&) noexcept;
+
+  const clang::FunctionDecl *kernel() const { return kernel_; }
+  clang::ASTContext &context() const;
+  const clang::SourceManager &sources() const;
+  // The text of the kernel's definition (what a variant replaces).
+  const std::string &source() const { return source_; }
+  // Offset of `loc` in source(), when it is written inside the definition
+  // (not in a macro expansion); npos otherwise.
+  size_t offset(clang::SourceLocation loc) const;
+  // Offsets of the first character and one past the last token of `range`.
+  bool span(clang::SourceRange range, size_t &begin, size_t &end) const;
+  // The definition's text of a node, or "" when it is not written there.
+  std::string text(clang::SourceRange range) const;
+
+private:
+  friend Expected<KernelAst> parse_kernel(const tooling::ParseRequest &, const std::string &, const std::string &);
+  KernelAst() = default;
+  std::unique_ptr<clang::ASTUnit> unit_;
+  const clang::FunctionDecl *kernel_ = nullptr;
+  std::string source_;
+  clang::FileID file_;
+  unsigned begin_ = 0; // offset of the definition in its file
+};
+
+// Parses `text` (the unit at request.source) as `request` says and finds the
+// definition of the non-template kernel named `kernel` (unqualified; the first
+// kernel when empty). Errors: the unit does not parse (fatal error), no such
+// kernel, or its definition is not written in the unit.
+Expected<KernelAst> parse_kernel(const tooling::ParseRequest &request, const std::string &text,
+                                 const std::string &kernel);
+
+} // namespace kbcc::transform

@@ -1,0 +1,259 @@
+// thread_coarsening and smem_privatized_atomics.
+//
+// thread_coarsening: each thread of a global-index kernel (x only) handles
+// `factor` items, block-strided so that a warp's accesses stay contiguous:
+// item = (blockIdx.x * factor + k) * blockDim.x + threadIdx.x; `return` ends
+// the item, not the thread. The grid shrinks by the factor.
+//
+// smem_privatized_atomics: on top of that coarsening, atomic updates of one
+// parameter array (whose result is unused and which the kernel touches
+// nowhere else) go to a per-block copy of its first `bins` elements in shared
+// memory, flushed with one global atomic per non-zero bin at the end;
+// indexes outside the copy still update global memory directly.
+#include "cache/variant.h"
+#include "transform/edits.h"
+#include "transform/index_space.h"
+#include "transform/transform.h"
+
+#include "clang/AST/ExprCXX.h"
+
+#include <functional>
+
+namespace kbcc::transform {
+using namespace clang;
+
+namespace {
+
+long int_param(const Params &p, const char *key, long fallback) {
+  auto it = p.find(key);
+  if (it == p.end()) return fallback;
+  try {
+    return std::stol(it->second);
+  } catch (...) {
+    return fallback;
+  }
+}
+
+// Wraps the body in the coarsening loop; returns become "next item".
+Status coarsen_body(const KernelAst &k, const IndexSpace &s, long factor, Edits &e) {
+  const std::string &src = k.source();
+  size_t open = k.offset(s.body->getLBracLoc()), close = k.offset(s.body->getRBracLoc());
+  if (open == std::string::npos || close == std::string::npos) return not_applicable("the body is written in a macro");
+  std::string f = std::to_string(factor);
+  e.insert(open + 1, "\n  #pragma unroll\n  for (unsigned __kbcc_k = 0; __kbcc_k < " + f +
+                         "u; ++__kbcc_k) {\n  const unsigned long long __kbcc_item = ((unsigned long long)blockIdx.x * " +
+                         f + "ull + __kbcc_k) * blockDim.x + threadIdx.x;\n  {");
+  bool returns_inside = has_return(s.body);
+  e.insert(close, std::string("  }\n") + (returns_inside ? "  __kbcc_next:;\n" : "") + "  }\n");
+  for (const GlobalIndex &g : s.occurrences) {
+    size_t b = 0, x = 0;
+    if (!k.span(g.expr->getSourceRange(), b, x)) return not_applicable("the global index is written in a macro");
+    e.replace(b, x, "((decltype(" + src.substr(b, x - b) + "))__kbcc_item)");
+  }
+  Status status = Status::ok();
+  std::function<void(const Stmt *)> returns = [&](const Stmt *st) {
+    if (!st || !status) return;
+    if (const auto *r = dyn_cast<ReturnStmt>(st)) {
+      size_t b = 0, x = 0;
+      if (!k.span(r->getSourceRange(), b, x)) {
+        status = not_applicable("a return is written in a macro");
+        return;
+      }
+      e.replace(b, past_semicolon(src, x), "goto __kbcc_next;");
+      return;
+    }
+    for (const Stmt *c : st->children())
+      returns(c);
+  };
+  returns(s.body);
+  return status;
+}
+
+launch::LaunchMapping coarse_mapping(const IndexSpace &s, long block, long factor) {
+  launch::LaunchMapping m;
+  m.grid = {"ceil_div(grid.x * block.x, " + std::to_string(block * factor) + ")", "1", "1"};
+  m.block = {std::to_string(block), "1", "1"};
+  m.shared = "0";
+  m.preconditions = fixed_dims_preconditions(1);
+  m.preconditions.push_back(coverage_precondition(s, 0, block * factor));
+  return m;
+}
+
+bool valid_block(long block) { return block >= 32 && block <= 1024 && block % 32 == 0; }
+
+Expected<std::vector<Axis>> coarsen_space(const Input &in) {
+  auto s = index_space(*in.ast, /*allow_2d=*/false, /*allow_atomics=*/true);
+  if (!s) return s.error();
+  return std::vector<Axis>{{"factor", {"4", "2", "8", "16"}}, {"block", {"256", "128", "512"}}};
+}
+
+Expected<Output> coarsen_apply(const Input &in, const Params &params) {
+  auto s = index_space(*in.ast, false, true);
+  if (!s) return s.error();
+  long factor = int_param(params, "factor", 4), block = int_param(params, "block", 256);
+  if (factor < 2 || factor > 64 || !valid_block(block)) return not_applicable("factor or block out of range");
+  Edits e;
+  if (auto st = coarsen_body(*in.ast, *s, factor, e); !st) return st.error();
+  auto text = e.apply(in.ast->source());
+  if (!text) return text.error();
+  Output out;
+  out.source = *text;
+  out.launch = coarse_mapping(*s, block, factor);
+  out.numerics = cache::kNumericsExact;
+  out.size_params.assign(s->bound_params.begin(), s->bound_params.end());
+  return out;
+}
+
+// One atomic update that can go to the shared copy.
+struct Update {
+  const CallExpr *call = nullptr;
+  const Expr *index = nullptr;
+  const Expr *value = nullptr;
+};
+
+struct Privatizable {
+  IndexSpace space;
+  const ParmVarDecl *array = nullptr;
+  std::vector<Update> updates;
+  bool byte_index = false; // every index is an 8-bit value: 256 bins hold them all
+  bool floating = false;
+};
+
+// `&a[i]` or `a + i` with `a` the parameter: (a, i).
+std::pair<const ParmVarDecl *, const Expr *> target_of(const Expr *addr) {
+  addr = addr->IgnoreParenImpCasts();
+  auto param = [](const Expr *e) {
+    const auto *ref = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+    return ref ? dyn_cast<ParmVarDecl>(ref->getDecl()) : nullptr;
+  };
+  if (const auto *u = dyn_cast<UnaryOperator>(addr); u && u->getOpcode() == UO_AddrOf)
+    if (const auto *sub = dyn_cast<ArraySubscriptExpr>(u->getSubExpr()->IgnoreParenImpCasts()))
+      return {param(sub->getBase()), sub->getIdx()};
+  if (const auto *b = dyn_cast<BinaryOperator>(addr); b && b->getOpcode() == BO_Add)
+    return {param(b->getLHS()), b->getRHS()};
+  return {nullptr, nullptr};
+}
+
+// Atomic calls that are whole statements.
+void statement_calls(const Stmt *s, std::set<const CallExpr *> &out) {
+  if (!s) return;
+  auto take = [&](const Stmt *x) {
+    if (const auto *c = dyn_cast_or_null<CallExpr>(x)) out.insert(c);
+  };
+  if (const auto *c = dyn_cast<CompoundStmt>(s))
+    for (const Stmt *x : c->body())
+      take(x);
+  if (const auto *i = dyn_cast<IfStmt>(s)) take(i->getThen()), take(i->getElse());
+  if (const auto *f = dyn_cast<ForStmt>(s)) take(f->getBody());
+  if (const auto *w = dyn_cast<WhileStmt>(s)) take(w->getBody());
+  for (const Stmt *c : s->children())
+    statement_calls(c, out);
+}
+
+int references(const Stmt *s, const ValueDecl *d) {
+  if (!s) return 0;
+  int n = 0;
+  if (const auto *ref = dyn_cast<DeclRefExpr>(s); ref && ref->getDecl() == d) ++n;
+  for (const Stmt *c : s->children())
+    n += references(c, d);
+  return n;
+}
+
+Expected<Privatizable> privatizable(const KernelAst &k) {
+  auto s = index_space(k, false, true);
+  if (!s) return s.error();
+  Effects fx = effects_of(k.kernel());
+  if (fx.atomic_calls.empty()) return not_applicable("the kernel has no atomic updates");
+  std::set<const CallExpr *> statements;
+  statement_calls(s->body, statements);
+  Privatizable p;
+  p.space = *s;
+  p.byte_index = true;
+  for (const CallExpr *call : fx.atomic_calls) {
+    const FunctionDecl *fd = call->getDirectCallee();
+    if (!fd || fd->getName() != "atomicAdd" || call->getNumArgs() != 2)
+      return not_applicable("only atomicAdd updates are privatized");
+    if (!statements.count(call)) return not_applicable("an atomic's result is used");
+    auto [array, index] = target_of(call->getArg(0));
+    if (!array || !index) return not_applicable("an atomic does not update a[i] of a parameter a");
+    if (p.array && p.array != array) return not_applicable("atomics update more than one array");
+    p.array = array;
+    p.updates.push_back({call, index, call->getArg(1)});
+    QualType it = index->IgnoreParenImpCasts()->getType();
+    p.byte_index = p.byte_index && it->isIntegerType() && k.context().getTypeSize(it) == 8;
+  }
+  QualType t = p.array->getType()->getPointeeType().getUnqualifiedType();
+  bool supported = t->isSpecificBuiltinType(BuiltinType::Int) || t->isSpecificBuiltinType(BuiltinType::UInt) ||
+                   t->isSpecificBuiltinType(BuiltinType::ULongLong) || t->isSpecificBuiltinType(BuiltinType::Float);
+  if (!supported) return not_applicable("the updated array's element type has no shared-memory atomicAdd");
+  p.floating = t->isFloatingType();
+  if (references(s->body, p.array) != static_cast<int>(p.updates.size()))
+    return not_applicable("the kernel reads or writes the updated array other than by the atomics");
+  return p;
+}
+
+Expected<std::vector<Axis>> privatize_space(const Input &in) {
+  auto p = privatizable(*in.ast);
+  if (!p) return p.error();
+  std::vector<Axis> axes = {{"factor", {"16", "64", "4"}}, {"block", {"256", "512"}}};
+  if (!p->byte_index) axes.push_back({"bins", {"1024", "256", "4096"}});
+  return axes;
+}
+
+Expected<Output> privatize_apply(const Input &in, const Params &params) {
+  const KernelAst &k = *in.ast;
+  auto p = privatizable(k);
+  if (!p) return p.error();
+  long factor = int_param(params, "factor", 16), block = int_param(params, "block", 256);
+  long bins = p->byte_index ? 256 : int_param(params, "bins", 1024);
+  if (factor < 1 || factor > 256 || !valid_block(block) || bins < 32 || bins > 8192)
+    return not_applicable("factor, block or bins out of range");
+  const std::string &src = k.source();
+  std::string type = p->array->getType()->getPointeeType().getUnqualifiedType().getAsString();
+  std::string a = p->array->getName().str(), n = std::to_string(bins);
+  Edits e;
+  size_t open = k.offset(p->space.body->getLBracLoc()), close = k.offset(p->space.body->getRBracLoc());
+  if (open == std::string::npos || close == std::string::npos) return not_applicable("the body is written in a macro");
+  e.insert(open + 1, "\n  __shared__ " + type + " __kbcc_bins[" + n + "];\n  for (unsigned __kbcc_i = threadIdx.x; __kbcc_i < " +
+                         n + "u; __kbcc_i += blockDim.x) __kbcc_bins[__kbcc_i] = 0;\n  __syncthreads();");
+  if (auto st = coarsen_body(k, p->space, factor, e); !st) return st.error();
+  e.insert(close, "  __syncthreads();\n  for (unsigned __kbcc_i = threadIdx.x; __kbcc_i < " + n +
+                      "u; __kbcc_i += blockDim.x)\n    if (__kbcc_bins[__kbcc_i] != 0) atomicAdd(&" + a +
+                      "[__kbcc_i], __kbcc_bins[__kbcc_i]);\n");
+  for (const Update &u : p->updates) {
+    size_t b = 0, x = 0;
+    if (!k.span(u.call->getSourceRange(), b, x)) return not_applicable("an atomic is written in a macro");
+    std::string index = k.text(u.index->getSourceRange()), value = k.text(u.value->getSourceRange());
+    if (index.empty() || value.empty()) return not_applicable("an atomic's operands are written in a macro");
+    e.replace(b, past_semicolon(src, x),
+              "{ const auto __kbcc_at = (" + index + "); if ((unsigned long long)__kbcc_at < " + n +
+                  "ull) atomicAdd(&__kbcc_bins[__kbcc_at], " + value + "); else atomicAdd(&" + a +
+                  "[__kbcc_at], " + value + "); }");
+  }
+  auto text = e.apply(src);
+  if (!text) return text.error();
+  Output out;
+  out.source = *text;
+  out.launch = coarse_mapping(p->space, block, factor);
+  out.numerics = p->floating ? cache::kNumericsReassociates : cache::kNumericsExact;
+  if (p->floating && !p->space.bounds[0].empty()) out.reduction_length = p->space.bounds[0].front();
+  out.size_params.assign(p->space.bound_params.begin(), p->space.bound_params.end());
+  return out;
+}
+
+} // namespace
+
+Transform coarsen_transform() {
+  return {"thread_coarsening", cache::kNumericsExact,
+          "each thread handles `factor` items (block-strided), the grid shrinks by the factor; optional block size",
+          true, coarsen_space, coarsen_apply};
+}
+
+Transform privatize_transform() {
+  return {"smem_privatized_atomics", cache::kNumericsExact,
+          "atomicAdd updates of one array go to a per-block shared-memory copy, flushed once per block; threads "
+          "coarsened by `factor`",
+          true, privatize_space, privatize_apply};
+}
+
+} // namespace kbcc::transform

@@ -1,0 +1,366 @@
+// split_loop_across_warp (+ warp_shuffle_reduction, intra_block_parallel_reduction):
+// a thread-per-item kernel whose item loops over an inner range becomes
+// group-per-item: G lanes (a part of a warp, a warp, or a whole block) share
+// each inner loop, lane l taking iterations l, l+G, ...; accumulations into
+// scalars (sum, min/max, bitwise) combine across the group with shuffles
+// (and shared memory across warps) and are broadcast to every lane; stores
+// outside the shared loops happen once per item (lane 0), with a group
+// barrier before later loads.
+//
+// Legal when: builtins appear only in the x global index; no barriers, warp
+// operations or shared memory; each shared loop is a counted loop whose
+// scalar writes are recognised accumulations, without return/break/goto,
+// whose stores move with the loop variable and whose loads of a stored array
+// read the same element; statements outside shared loops that store are
+// expression statements. Floating-point accumulations reassociate.
+#include "cache/variant.h"
+#include "transform/edits.h"
+#include "transform/index_space.h"
+#include "transform/transform.h"
+
+#include "clang/AST/StmtVisitor.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+
+namespace kbcc::transform {
+using namespace clang;
+
+namespace {
+
+// How the kernel's statements are treated.
+struct Plan {
+  IndexSpace space;
+  struct Loop {
+    CountedLoop loop;
+    std::vector<Accumulation> accs;
+  };
+  std::vector<Loop> loops;                       // shared across the group
+  std::vector<const Stmt *> lane0;               // stores outside shared loops
+  bool reads = false;                            // the kernel reads memory (barriers after stores)
+  bool float_reduction = false;                  // some shared reduction is floating point
+  std::vector<std::string> trip_counts;          // of the shared loops, mapping language
+  std::set<std::string> size_params;
+};
+
+// Coefficient of `var` in `e` is a non-zero literal or a parameter: stores at
+// e are distinct for distinct var.
+bool moves_with(const Expr *e, const VarDecl *var) {
+  e = e->IgnoreParenCasts();
+  if (const auto *ref = dyn_cast<DeclRefExpr>(e)) return ref->getDecl() == var;
+  const auto *b = dyn_cast<BinaryOperator>(e);
+  if (!b) return false;
+  bool l = refers_to(b->getLHS(), var), r = refers_to(b->getRHS(), var);
+  switch (b->getOpcode()) {
+  case BO_Add:
+  case BO_Sub:
+    return l != r && moves_with(l ? b->getLHS() : b->getRHS(), var);
+  case BO_Mul: {
+    if (l == r) return false;
+    const Expr *other = (l ? b->getRHS() : b->getLHS())->IgnoreParenCasts();
+    const Expr *with = l ? b->getLHS() : b->getRHS();
+    bool nonzero_literal = isa<IntegerLiteral>(other) && !cast<IntegerLiteral>(other)->getValue().isZero();
+    bool parameter = isa<DeclRefExpr>(other) && isa<ParmVarDecl>(cast<DeclRefExpr>(other)->getDecl());
+    return (nonzero_literal || parameter) && moves_with(with, var);
+  }
+  default:
+    return false;
+  }
+}
+
+// The address expression of a memory lvalue: base and index of a[i], p of *p.
+std::pair<const Expr *, const Expr *> address_of(const Expr *lvalue) {
+  lvalue = lvalue->IgnoreParenImpCasts();
+  if (const auto *sub = dyn_cast<ArraySubscriptExpr>(lvalue)) return {sub->getBase(), sub->getIdx()};
+  if (const auto *u = dyn_cast<UnaryOperator>(lvalue); u && u->getOpcode() == UO_Deref) return {u->getSubExpr(), nullptr};
+  return {nullptr, nullptr};
+}
+
+// Why the memory accesses of `loop` forbid sharing it, or "".
+std::string memory_conflict(const CountedLoop &cl, const ASTContext &ctx) {
+  std::vector<const Expr *> stores, loads;
+  std::function<void(const Stmt *)> visit = [&](const Stmt *s) {
+    if (!s) return;
+    if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->isAssignmentOp() && writes_memory(s) &&
+                                                      !isa<DeclRefExpr>(b->getLHS()->IgnoreParenImpCasts()))
+      stores.push_back(b->getLHS());
+    if (const auto *c = dyn_cast<ImplicitCastExpr>(s); c && c->getCastKind() == CK_LValueToRValue)
+      loads.push_back(c->getSubExpr());
+    for (const Stmt *child : s->children())
+      visit(child);
+  };
+  visit(cl.loop->getBody());
+  for (const Expr *st : stores) {
+    auto [base, index] = address_of(st);
+    if (!base) return "it stores through an expression kbcc cannot follow";
+    const ParmVarDecl *root = root_parameter(base);
+    if (!root) return "it stores through a pointer not derived from a parameter";
+    const Expr *moving = index ? index : base;
+    if (!moves_with(moving, cl.var) && !refers_to(base, cl.var))
+      return "its stores do not move with the loop variable";
+    for (const Expr *ld : loads) {
+      auto [lb, li] = address_of(ld);
+      if (!lb) continue;
+      if (root_parameter(lb) == root && !same_expr(ld, st, ctx))
+        return "it reads elements of an array it writes at other indexes";
+    }
+  }
+  return {};
+}
+
+// Whether `for` can be shared; `why` says why not.
+std::optional<Plan::Loop> shared_loop(const ForStmt *f, const ASTContext &ctx, std::string &why) {
+  auto cl = counted_loop(f);
+  if (!cl) {
+    why = "not a counted loop (for (int i = a; i < b; ++i))";
+    return std::nullopt;
+  }
+  if (has_return(f->getBody()) || has_break_or_goto(f->getBody())) {
+    why = "the loop has return, break or goto";
+    return std::nullopt;
+  }
+  auto accs = accumulations(f, ctx);
+  if (!accs) {
+    why = "the loop writes a scalar declared outside it other than by accumulation";
+    return std::nullopt;
+  }
+  if (std::string m = memory_conflict(*cl, ctx); !m.empty()) {
+    why = m;
+    return std::nullopt;
+  }
+  return Plan::Loop{*cl, *accs};
+}
+
+// Walks the body: loops that can be shared are; other statements that store are lane-0 statements.
+std::string plan_statements(const Stmt *s, const ASTContext &ctx, Plan &plan) {
+  if (!s) return {};
+  if (const auto *f = dyn_cast<ForStmt>(s)) {
+    std::string why;
+    if (auto loop = shared_loop(f, ctx, why)) {
+      plan.loops.push_back(*loop);
+      return {};
+    }
+    if (writes_memory(f->getInit()) || writes_memory(f->getCond()) || writes_memory(f->getInc()))
+      return "a loop that cannot be shared (" + why + ") stores in its header";
+    return plan_statements(f->getBody(), ctx, plan);
+  }
+  if (const auto *c = dyn_cast<CompoundStmt>(s)) {
+    for (const Stmt *x : c->body())
+      if (std::string e = plan_statements(x, ctx, plan); !e.empty()) return e;
+    return {};
+  }
+  if (const auto *i = dyn_cast<IfStmt>(s)) {
+    if (writes_memory(i->getCond())) return "a condition stores to memory";
+    if (std::string e = plan_statements(i->getThen(), ctx, plan); !e.empty()) return e;
+    return plan_statements(i->getElse(), ctx, plan);
+  }
+  for (const auto *loop : {dyn_cast<WhileStmt>(s) ? cast<WhileStmt>(s)->getBody() : nullptr,
+                           dyn_cast<DoStmt>(s) ? cast<DoStmt>(s)->getBody() : nullptr})
+    if (loop) {
+      if (writes_memory(isa<WhileStmt>(s) ? cast<WhileStmt>(s)->getCond() : cast<DoStmt>(s)->getCond()))
+        return "a loop condition stores to memory";
+      return plan_statements(loop, ctx, plan);
+    }
+  if (!writes_memory(s)) return {};
+  if (isa<Expr>(s)) {
+    plan.lane0.push_back(s);
+    return {};
+  }
+  return "a declaration or statement that stores to memory cannot run once per item";
+}
+
+Expected<Plan> analyze(const KernelAst &k) {
+  auto space = index_space(k, /*allow_2d=*/false, /*allow_atomics=*/true);
+  if (!space) return space.error();
+  Plan plan;
+  plan.space = *space;
+  if (std::string why = plan_statements(space->body, k.context(), plan); !why.empty()) return not_applicable(why);
+  if (plan.loops.empty()) return not_applicable("no loop of the item can be shared by a group of threads");
+  plan.reads = reads_memory(space->body);
+  for (const Plan::Loop &l : plan.loops) {
+    for (const Accumulation &a : l.accs)
+      if (a.var->getType()->isRealFloatingType()) plan.float_reduction = true;
+    if (auto trip = as_mapping_expr(l.loop.bound);
+        trip && std::find(plan.trip_counts.begin(), plan.trip_counts.end(), *trip) == plan.trip_counts.end())
+      plan.trip_counts.push_back(*trip);
+    auto p = integer_params(l.loop.bound);
+    plan.size_params.insert(p.begin(), p.end());
+  }
+  plan.size_params.insert(space->bound_params.begin(), space->bound_params.end());
+  return plan;
+}
+
+long int_param(const Params &p, const char *key, long fallback) {
+  auto it = p.find(key);
+  if (it == p.end()) return fallback;
+  try {
+    return std::stol(it->second);
+  } catch (...) {
+    return fallback;
+  }
+}
+
+std::string combine(const Accumulation &a, const std::string &x, const std::string &y) {
+  switch (a.kind) {
+  case Accumulation::Sum:
+    return x + " + " + y;
+  case Accumulation::Or:
+    return x + " | " + y;
+  case Accumulation::And:
+    return x + " & " + y;
+  case Accumulation::Xor:
+    return x + " ^ " + y;
+  case Accumulation::MaxMin:
+    return a.combine + "(" + x + ", " + y + ")";
+  }
+  return x;
+}
+
+// Reduction of partial `p` across the group of `lanes`, leaving the result in every lane.
+std::string group_reduce(const Accumulation &a, const std::string &p, long lanes, int index) {
+  std::string out;
+  long width = std::min(lanes, 32L);
+  std::string mask = lanes >= 32 ? "0xffffffffu" : "__kbcc_mask";
+  out += "for (int __kbcc_o = " + std::to_string(width / 2) + "; __kbcc_o > 0; __kbcc_o /= 2) " + p + " = " +
+         combine(a, p, "__shfl_xor_sync(" + mask + ", " + p + ", __kbcc_o, " + std::to_string(width) + ")") + ";\n";
+  if (lanes <= 32) return out;
+  std::string s = "__kbcc_s" + std::to_string(index);
+  out += "{ __shared__ decltype(" + p + ") " + s + "[" + std::to_string(lanes / 32) + "];\n";
+  out += "if (__kbcc_lane % 32 == 0) " + s + "[__kbcc_lane / 32] = " + p + ";\n__syncthreads();\n";
+  out += p + " = " + s + "[0];\nfor (int __kbcc_w = 1; __kbcc_w < " + std::to_string(lanes / 32) + "; ++__kbcc_w) " +
+         p + " = " + combine(a, p, s + "[__kbcc_w]") + ";\n__syncthreads(); }\n";
+  return out;
+}
+
+std::string barrier(long lanes) { return lanes > 32 ? " __syncthreads();" : " __syncwarp(__kbcc_mask);"; }
+
+// Rewrites one shared loop.
+Status share_loop(const KernelAst &k, const Plan::Loop &l, long lanes, int &partials, bool reads, Edits &e) {
+  const std::string &src = k.source();
+  size_t begin = 0, end = 0, ib = 0, ie = 0, cb = 0, ce = 0;
+  if (!k.span(l.loop.loop->getSourceRange(), begin, end) || !k.span(l.loop.init->getSourceRange(), ib, ie) ||
+      !k.span(l.loop.loop->getInc()->getSourceRange(), cb, ce))
+    return not_applicable("a loop is written in a macro");
+  end = past_semicolon(src, end);
+  std::string var = l.loop.var->getName().str();
+  std::string head = "{ ", tail;
+  std::map<const VarDecl *, std::string> names;
+  for (const Accumulation &a : l.accs) {
+    if (names.count(a.var)) continue;
+    std::string p = "__kbcc_p" + std::to_string(partials++);
+    names[a.var] = p;
+    std::string v = a.var->getName().str();
+    bool from_value = a.kind == Accumulation::And || a.kind == Accumulation::MaxMin;
+    head += "decltype(" + v + ") " + p + " = " + (from_value ? v : "(decltype(" + v + "))0") + "; ";
+    tail += group_reduce(a, p, lanes, partials);
+    switch (a.kind) {
+    case Accumulation::Sum:
+      tail += v + " += " + p + ";\n";
+      break;
+    case Accumulation::Or:
+      tail += v + " |= " + p + ";\n";
+      break;
+    case Accumulation::Xor:
+      tail += v + " ^= " + p + ";\n";
+      break;
+    default:
+      tail += v + " = " + p + ";\n";
+    }
+  }
+  // References to accumulators inside the loop now name the partials.
+  std::function<Status(const Stmt *)> rename = [&](const Stmt *s) -> Status {
+    if (!s) return Status::ok();
+    if (const auto *ref = dyn_cast<DeclRefExpr>(s)) {
+      auto it = names.find(dyn_cast<VarDecl>(ref->getDecl()));
+      if (it == names.end()) return Status::ok();
+      size_t b = k.offset(ref->getLocation());
+      if (b == std::string::npos) return not_applicable("an accumulator is used in a macro");
+      e.replace(b, b + it->first->getName().size(), it->second);
+      return Status::ok();
+    }
+    for (const Stmt *c : s->children())
+      if (auto st = rename(c); !st) return st;
+    return Status::ok();
+  };
+  if (auto st = rename(l.loop.loop->getBody()); !st) return st;
+  e.insert(begin, head);
+  e.replace(ib, ie, "(" + src.substr(ib, ie - ib) + ") + (decltype(" + var + "))__kbcc_lane");
+  e.replace(cb, ce, var + " += " + std::to_string(lanes));
+  bool stores = writes_memory(l.loop.loop->getBody());
+  e.insert(end, "\n" + tail + (stores && reads ? barrier(lanes) : "") + " }");
+  return Status::ok();
+}
+
+Expected<std::vector<Axis>> space(const Input &in) {
+  auto plan = analyze(*in.ast);
+  if (!plan) return plan.error();
+  return std::vector<Axis>{{"lanes", {"32", "128", "16", "256", "8", "64", "512"}}, {"block", {"256", "128", "512"}}};
+}
+
+Expected<Output> apply(const Input &in, const Params &params) {
+  const KernelAst &k = *in.ast;
+  auto plan = analyze(k);
+  if (!plan) return plan.error();
+  long lanes = int_param(params, "lanes", 32), block = int_param(params, "block", 256);
+  if (lanes < 2 || lanes > 1024 || (lanes & (lanes - 1)) != 0) return not_applicable("lanes must be a power of two");
+  if (lanes > 32) block = lanes; // a block per item
+  if (block < lanes || block > 1024 || block % lanes != 0) return not_applicable("block must be a multiple of lanes");
+  long items = block / lanes;
+  const std::string &src = k.source();
+  Edits e;
+  // The group's lane and item, at the top of the body.
+  size_t open = k.offset(plan->space.body->getLBracLoc());
+  if (open == std::string::npos) return not_applicable("the kernel's body is written in a macro");
+  std::string mask = lanes >= 32 ? "0xffffffffu"
+                                 : "((1u << " + std::to_string(lanes) + ") - 1u) << (threadIdx.x % 32u / " +
+                                       std::to_string(lanes) + "u * " + std::to_string(lanes) + "u)";
+  e.insert(open + 1, "\n  const unsigned __kbcc_lane = threadIdx.x % " + std::to_string(lanes) +
+                         "u;\n  const unsigned long long __kbcc_item = (unsigned long long)blockIdx.x * " +
+                         std::to_string(items) + "ull + threadIdx.x / " + std::to_string(lanes) +
+                         "u;\n  const unsigned __kbcc_mask = " + mask + ";\n  (void)__kbcc_mask;\n");
+  for (const GlobalIndex &g : plan->space.occurrences) {
+    size_t b = 0, x = 0;
+    if (!k.span(g.expr->getSourceRange(), b, x)) return not_applicable("the global index is written in a macro");
+    e.replace(b, x, "((decltype(" + src.substr(b, x - b) + "))__kbcc_item)");
+  }
+  int partials = 0;
+  for (const Plan::Loop &l : plan->loops)
+    if (auto st = share_loop(k, l, lanes, partials, plan->reads, e); !st) return st.error();
+  for (const Stmt *s : plan->lane0) {
+    size_t b = 0, x = 0;
+    if (!k.span(s->getSourceRange(), b, x)) return not_applicable("a store is written in a macro");
+    x = past_semicolon(src, x);
+    e.insert(b, "{ if (__kbcc_lane == 0) ");
+    e.insert(x, std::string(plan->reads ? barrier(lanes) : "") + " }");
+  }
+  auto text = e.apply(src);
+  if (!text) return text.error();
+  Output out;
+  out.source = *text;
+  launch::LaunchMapping m;
+  m.grid = {"ceil_div(grid.x * block.x, " + std::to_string(items) + ")", "1", "1"};
+  m.block = {std::to_string(block), "1", "1"};
+  m.shared = "0";
+  m.preconditions = fixed_dims_preconditions(1);
+  if (items > 1) m.preconditions.push_back(coverage_precondition(plan->space, 0, items));
+  out.launch = m;
+  out.numerics = plan->float_reduction ? cache::kNumericsReassociates : cache::kNumericsExact;
+  std::string n;
+  for (const std::string &t : plan->trip_counts)
+    n = n.empty() ? t : "max(" + n + ", " + t + ")";
+  out.reduction_length = plan->float_reduction ? n : "";
+  out.size_params.assign(plan->size_params.begin(), plan->size_params.end());
+  return out;
+}
+
+} // namespace
+
+Transform split_loop_transform() {
+  return {"split_loop_across_warp", cache::kNumericsReassociates,
+          "a group of lanes (part of a warp, a warp or a block) per item instead of a thread: inner loops split "
+          "across the lanes, reductions combined with shuffles (and shared memory across warps)",
+          true, space, apply};
+}
+
+} // namespace kbcc::transform

@@ -1,0 +1,64 @@
+// Mechanical transformations of one kernel definition: each lowers a KB
+// technique id, exposes its parameters, and refuses with the reason when its
+// legality analysis (transform/analysis.h) says it does not apply. A
+// transform that changes how the kernel must be launched returns a launch
+// mapping (launch/mapping.h) relative to the launch it started from. Every
+// result is still validated on captured inputs before it is kept.
+#pragma once
+
+#include "launch/mapping.h"
+#include "support/expected.h"
+#include "transform/ast.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kbcc::transform {
+
+using Params = std::map<std::string, std::string>;
+
+// One parameter and the values a search may try, most promising first.
+struct Axis {
+  std::string name;
+  std::vector<std::string> values;
+};
+
+struct Input {
+  std::string source;                          // the kernel's current definition
+  const KernelAst *ast = nullptr;              // its unit parsed with `source` in place
+  std::vector<launch::Launch> launches;        // the current launch of each capture
+  std::map<std::string, double> metrics;       // profile of the current definition
+};
+
+struct Output {
+  std::string source;
+  std::optional<launch::LaunchMapping> launch; // relative to the input's launch; none = unchanged
+  std::string numerics;                        // cache::kNumerics* class of this change
+  std::string reduction_length;                // "reassociates": the number of reordered terms
+  std::vector<std::string> size_params;        // integer parameters a validation may shrink
+};
+
+struct Transform {
+  const char *id;
+  const char *numerics; // class of its results
+  const char *summary;
+  bool needs_ast;
+  // The parameter axes for this kernel (empty: none); Error "not-applicable"
+  // naming the reason when the transform does not apply.
+  Expected<std::vector<Axis>> (*space)(const Input &);
+  Expected<Output> (*apply)(const Input &, const Params &);
+};
+
+// Every transform, in documentation order.
+const std::vector<Transform> &transforms();
+const Transform *find_transform(const std::string &id);
+
+// Every combination of the axes' values, in order (the first values first).
+std::vector<Params> configurations(const std::vector<Axis> &axes);
+
+// An Error with code "not-applicable".
+Error not_applicable(const std::string &why);
+
+} // namespace kbcc::transform

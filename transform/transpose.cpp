@@ -1,0 +1,203 @@
+// smem_transpose_staging: a 2-D global-index kernel whose single store moves
+// by one element with the y index (and by more with x) writes uncoalesced.
+// Each thread now computes its own element into a shared tile, and after a
+// barrier stores the element of the transposed position, so consecutive
+// threads store consecutive addresses.
+//
+// Legal when: builtins only in the x and y global indexes, held by one index
+// variable each; no barriers, warp operations, shared memory or atomics; the
+// body's only memory write is one assignment a[S] = RHS whose index S has the
+// y variable as a plain term and the x variable otherwise, RHS does not read
+// a, and no other statement reads memory (so the second pass re-reads nothing).
+#include "cache/variant.h"
+#include "transform/edits.h"
+#include "transform/index_space.h"
+#include "transform/transform.h"
+
+#include <functional>
+
+namespace kbcc::transform {
+using namespace clang;
+
+namespace {
+
+// The additive terms of `e` (through casts and parentheses).
+void additive_terms(const Expr *e, std::vector<const Expr *> &out) {
+  e = e->IgnoreParenCasts();
+  if (const auto *b = dyn_cast<BinaryOperator>(e); b && (b->getOpcode() == BO_Add || b->getOpcode() == BO_Sub)) {
+    additive_terms(b->getLHS(), out);
+    if (b->getOpcode() == BO_Add) additive_terms(b->getRHS(), out);
+    else out.push_back(b->getRHS()); // a negative term: never a plain variable
+    return;
+  }
+  out.push_back(e);
+}
+
+// `var` is one plain term of `e` and appears in no other term.
+bool unit_stride(const Expr *e, const VarDecl *var) {
+  std::vector<const Expr *> terms;
+  additive_terms(e, terms);
+  int plain = 0;
+  for (const Expr *t : terms) {
+    const auto *ref = dyn_cast<DeclRefExpr>(t->IgnoreParenCasts());
+    if (ref && ref->getDecl() == var) ++plain;
+    else if (refers_to(t, var)) return false;
+  }
+  return plain == 1;
+}
+
+struct Plan {
+  IndexSpace space;
+  const VarDecl *x = nullptr, *y = nullptr;
+  const BinaryOperator *store = nullptr;
+  std::string element;
+};
+
+Expected<Plan> analyze(const KernelAst &k) {
+  auto s = index_space(k, /*allow_2d=*/true, /*allow_atomics=*/false);
+  if (!s) return s.error();
+  if (s->dims != 2) return not_applicable("the kernel indexes one dimension");
+  Plan p;
+  p.space = *s;
+  auto xs = index_variables(s->body, 0), ys = index_variables(s->body, 1);
+  if (xs.size() != 1 || ys.size() != 1 || s->occurrences.size() != 2)
+    return not_applicable("the x and y global indexes are not held by one variable each");
+  p.x = xs[0], p.y = ys[0];
+  std::vector<const BinaryOperator *> stores;
+  std::function<void(const Stmt *)> find = [&](const Stmt *st) {
+    if (!st) return;
+    if (const auto *b = dyn_cast<BinaryOperator>(st); b && b->isAssignmentOp() && writes_memory(b)) stores.push_back(b);
+    for (const Stmt *c : st->children())
+      find(c);
+  };
+  find(s->body);
+  if (stores.size() != 1 || stores[0]->getOpcode() != BO_Assign)
+    return not_applicable("the kernel does not have exactly one plain store");
+  p.store = stores[0];
+  const auto *sub = dyn_cast<ArraySubscriptExpr>(p.store->getLHS()->IgnoreParenImpCasts());
+  if (!sub) return not_applicable("the store is not a[i] = ...");
+  const ParmVarDecl *dst = root_parameter(sub->getBase());
+  if (!dst) return not_applicable("the store's array is not a parameter");
+  if (!unit_stride(sub->getIdx(), p.y) || unit_stride(sub->getIdx(), p.x) || !refers_to(sub->getIdx(), p.x))
+    return not_applicable("the store is not strided in x and contiguous in y");
+  std::function<bool(const Stmt *)> reads_dst = [&](const Stmt *st) {
+    if (!st) return false;
+    if (const auto *a = dyn_cast<ArraySubscriptExpr>(st); a && root_parameter(a->getBase()) == dst) return true;
+    for (const Stmt *c : st->children())
+      if (reads_dst(c)) return true;
+    return false;
+  };
+  if (reads_dst(p.store->getRHS())) return not_applicable("the stored value reads the stored array");
+  for (const Stmt *st : s->body->body()) {
+    bool holds_store = false;
+    std::function<void(const Stmt *)> has = [&](const Stmt *x) {
+      if (!x) return;
+      if (x == p.store) holds_store = true;
+      for (const Stmt *c : x->children())
+        has(c);
+    };
+    has(st);
+    if (!holds_store && reads_memory(st)) return not_applicable("statements other than the store read memory");
+  }
+  p.element = p.store->getLHS()->getType().getUnqualifiedType().getAsString();
+  return p;
+}
+
+long tile_param(const Params &params) {
+  auto it = params.find("tile");
+  try {
+    return it == params.end() ? 32 : std::stol(it->second);
+  } catch (...) {
+    return 0;
+  }
+}
+
+Expected<std::vector<Axis>> space(const Input &in) {
+  auto p = analyze(*in.ast);
+  if (!p) return p.error();
+  return std::vector<Axis>{{"tile", {"32", "16"}}};
+}
+
+// The body's inner text with the indexes and the store rewritten for one pass.
+Expected<std::string> pass_text(const KernelAst &k, const Plan &p, const std::string &x_index,
+                                const std::string &y_index, bool first) {
+  const std::string &src = k.source();
+  Edits e;
+  for (const GlobalIndex &g : p.space.occurrences) {
+    size_t b = 0, x = 0;
+    if (!k.span(g.expr->getSourceRange(), b, x)) return not_applicable("the global index is written in a macro");
+    e.replace(b, x, "((decltype(" + src.substr(b, x - b) + "))(" + (g.dim == 0 ? x_index : y_index) + "))");
+  }
+  size_t lb = 0, le = 0, rb = 0, re = 0;
+  if (!k.span(p.store->getLHS()->getSourceRange(), lb, le) || !k.span(p.store->getRHS()->getSourceRange(), rb, re))
+    return not_applicable("the store is written in a macro");
+  if (first)
+    e.replace(lb, le, "__kbcc_tile[threadIdx.y][threadIdx.x]");
+  else
+    e.replace(rb, re, "__kbcc_tile[threadIdx.x][threadIdx.y]");
+  if (first) {
+    Status status = Status::ok();
+    std::function<void(const Stmt *)> returns = [&](const Stmt *st) {
+      if (!st || !status) return;
+      if (isa<ReturnStmt>(st)) {
+        size_t b = 0, x = 0;
+        if (!k.span(st->getSourceRange(), b, x)) status = not_applicable("a return is written in a macro");
+        else e.replace(b, past_semicolon(src, x), "goto __kbcc_exchange;");
+        return;
+      }
+      for (const Stmt *c : st->children())
+        returns(c);
+    };
+    returns(p.space.body);
+    if (!status) return status.error();
+  }
+  auto text = e.apply(src);
+  if (!text) return text.error();
+  // Only the body's inner text: offsets move with the edits, so find it anew.
+  size_t open = k.offset(p.space.body->getLBracLoc());
+  size_t shift = text->size() - src.size();
+  size_t close = k.offset(p.space.body->getRBracLoc()) + shift;
+  return text->substr(open + 1, close - open - 1);
+}
+
+Expected<Output> apply(const Input &in, const Params &params) {
+  const KernelAst &k = *in.ast;
+  auto p = analyze(k);
+  if (!p) return p.error();
+  long tile = tile_param(params);
+  if (tile != 16 && tile != 32) return not_applicable("tile must be 16 or 32");
+  std::string t = std::to_string(tile);
+  auto first = pass_text(k, *p, "blockIdx.x * " + t + " + threadIdx.x", "blockIdx.y * " + t + " + threadIdx.y", true);
+  if (!first) return first.error();
+  auto second = pass_text(k, *p, "blockIdx.x * " + t + " + threadIdx.y", "blockIdx.y * " + t + " + threadIdx.x", false);
+  if (!second) return second.error();
+  const std::string &src = k.source();
+  size_t open = k.offset(p->space.body->getLBracLoc()), close = k.offset(p->space.body->getRBracLoc());
+  Output out;
+  out.source = src.substr(0, open + 1) + "\n  __shared__ " + p->element + " __kbcc_tile[" + t + "][" + t +
+               " + 1];\n  {" + *first + "}\n" + (has_return(p->space.body) ? "  __kbcc_exchange:;\n" : "") +
+               "  __syncthreads();\n  {" + *second + "}\n" +
+               src.substr(close);
+  launch::LaunchMapping m;
+  m.grid = {"ceil_div(grid.x * block.x, " + t + ")", "ceil_div(grid.y * block.y, " + t + ")", "1"};
+  m.block = {t, t, "1"};
+  m.shared = "0";
+  m.preconditions = fixed_dims_preconditions(2);
+  m.preconditions.push_back(coverage_precondition(p->space, 0, tile));
+  m.preconditions.push_back(coverage_precondition(p->space, 1, tile));
+  out.launch = m;
+  out.numerics = cache::kNumericsExact;
+  out.size_params.assign(p->space.bound_params.begin(), p->space.bound_params.end());
+  return out;
+}
+
+} // namespace
+
+Transform transpose_transform() {
+  return {"smem_transpose_staging", cache::kNumericsExact,
+          "a 2-D kernel storing across rows stages its elements in a shared tile and stores the transposed tile "
+          "with consecutive threads on consecutive addresses",
+          true, space, apply};
+}
+
+} // namespace kbcc::transform
