@@ -26,7 +26,14 @@ using Counters = std::map<std::string, uint64_t>;
 Status add_stats(const std::string &kbcc_dir, const Counters &deltas);
 // Reads all counters (empty when none were written yet).
 Expected<Counters> read_stats(const std::string &kbcc_dir);
-// Resets all counters to zero.
+// Resets all counters to zero (and forgets the noted firsts).
 Status zero_stats(const std::string &kbcc_dir);
+
+// For counters that count failures: remembers `detail` (the first file or
+// kernel that failed, with the message) for counter `name` unless one is
+// kept already since the last zero_stats. Kept in $KBCC_DIR/stats-first.json.
+Status note_first(const std::string &kbcc_dir, const std::string &name, const std::string &detail);
+// The noted firsts by counter name (empty when none).
+Expected<std::map<std::string, std::string>> read_firsts(const std::string &kbcc_dir);
 
 } // namespace kbcc::cache
