@@ -134,7 +134,8 @@ struct Module {
 class Replay {
 public:
   Replay(const std::string &manifest_path, const std::map<unsigned, std::string> &types)
-      : store_(std::filesystem::path(manifest_path).parent_path().parent_path().string()) {
+      : store_(std::filesystem::path(manifest_path).parent_path().parent_path().string()),
+        capture_(std::filesystem::path(manifest_path).stem().string()) {
     auto text = kbcc::read_file(manifest_path);
     if (!text) throw std::runtime_error(text.error().message);
     auto m = kg::manifest_from_json(*text, manifest_path);
@@ -193,16 +194,23 @@ public:
     if (auto info = kg::inspect_cubin(image))
       for (const auto &g : info->globals)
         globals.insert(g.name);
+    auto may_use = kg::globals_kernel_may_use(image, m_.kernel);
     for (size_t i = 0; i < m_.buffers.size(); ++i) {
       if (m_.buffers[i].global.empty()) continue;
-      if (!globals.count(m_.buffers[i].global)) { // a variant without this global: a private copy
+      // A variant without this global, or the compiler's own data (string
+      // literals: another module numbers them its own way): a private copy.
+      if (!globals.count(m_.buffers[i].global) ||
+          (!cubin_path.empty() && kg::is_compiler_generated_global(m_.buffers[i].global))) {
         check(cuMemAlloc(&mod.addr[i], std::max<uint64_t>(m_.buffers[i].size, 1)), "cuMemAlloc");
         continue;
       }
       size_t size = 0;
       CUresult g = cuModuleGetGlobal(&mod.addr[i], &size, mod.mod, m_.buffers[i].global.c_str());
-      if (g == CUDA_SUCCESS && size != m_.buffers[i].size)
-        throw std::runtime_error("global " + m_.buffers[i].global + " has another size in the cubin");
+      if (g == CUDA_SUCCESS && size != m_.buffers[i].size) {
+        kg::GlobalMismatch gm{m_.buffers[i].global, m_.kernel, capture_, cubin_path, m_.buffers[i].size, size};
+        if (std::string e = kg::global_mismatch(gm, may_use); !e.empty()) throw std::runtime_error(e);
+        g = CUDA_ERROR_NOT_FOUND; // the kernel cannot reach it: the module keeps its own, the replay a private copy
+      }
       if (g != CUDA_SUCCESS) { // a variant that does not use this global: give it a private copy
         check(cuMemAlloc(&mod.addr[i], std::max<uint64_t>(m_.buffers[i].size, 1)), "cuMemAlloc");
       }
@@ -248,6 +256,7 @@ public:
 
 private:
   kg::BlobStore store_;
+  std::string capture_; // the capture's id (its manifest's name)
   kg::Manifest m_;
   std::vector<std::string> before_, after_;
   std::vector<kg::ElementType> types_;
