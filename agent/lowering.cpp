@@ -2,6 +2,7 @@
 
 #include "agent/gpu_evaluator.h"
 #include "cache/variant.h"
+#include "tooling/host_compiler.h"
 
 #include <algorithm>
 #include <set>
@@ -84,6 +85,11 @@ tooling::ParseRequest parse_request(const KernelTask &task) {
   r.arch = task.arch;
   r.working_dir = task.working_dir;
   r.flags.assign(task.compile_command.begin() + (task.compile_command.empty() ? 0 : 1), task.compile_command.end());
+  std::string ccbin;
+  for (size_t i = 0; i + 1 < r.flags.size(); ++i)
+    if (r.flags[i] == "-ccbin" || r.flags[i] == "--compiler-bindir") ccbin = r.flags[i + 1];
+  if (auto dirs = tooling::host_include_dirs(tooling::resolve_host_compiler(ccbin), ""); dirs)
+    r.host_include_dirs = *dirs;
   return r;
 }
 

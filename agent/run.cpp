@@ -5,6 +5,7 @@
 #include "agent/kb_policy.h"
 #include "agent/llm_lowering.h"
 #include "agent/progress.h"
+#include "agent/why_nothing.h"
 #include "cache/env.h"
 #include "kb/policy.h"
 #include "support/config.h"
@@ -302,12 +303,10 @@ int run_optimize(const Config &config, const RunRequest &req, std::ostream &out,
   for (const Error *e : {tasks ? nullptr : &tasks.error(), loaded ? nullptr : &loaded.error(),
                          contributor ? nullptr : &contributor.error()})
     if (e) return fail(err, e->message);
-  if (tasks->empty() && !req.kernel.empty())
-    return fail(err, "no registry kernel matching '" + req.kernel + "' has replayable captures for " + dev->arch);
   if (tasks->empty()) {
-    out << "kbcc: no registry kernel has replayable captures for " << dev->arch
-        << "; build with kbcc, then run `kbcc capture -- <program>`\n";
-    return 0;
+    auto entries = stores.registry.list();
+    if (!entries) return fail(err, entries.error().message);
+    return explain_nothing_to_do(config, *entries, dev->arch, req.kernel, out, err);
   }
   RunContext ctx{dev->name,           std::to_string(dev->driver_version), *contributor, kb::policy_id(*loaded), "", "",
                  cache::now_seconds()};

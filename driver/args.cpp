@@ -46,7 +46,7 @@ struct State {
   Mode mode = Mode::kLink;
   std::vector<Token> inputs;
   std::vector<std::string> gencodes, codes;
-  std::string arch, language, output, depfile, std = "c++17";
+  std::string arch, language, output, depfile, std = "c++17", host_compiler;
   bool depgen = false, dryrun = false, verbose = false;
   std::vector<std::string> device_flags, include_flags;
   std::string error, error_detail; // first reason the command cannot be optimized
@@ -179,6 +179,9 @@ void apply(State &s, const NvccOption &o, const std::string &value) {
   case Role::kDepFile:
     s.depfile = value;
     break;
+  case Role::kHostCompiler:
+    s.host_compiler = value;
+    break;
   default:
     break;
   }
@@ -298,6 +301,7 @@ ParseResult classify_inputs(const State &s, const std::vector<std::string> &argv
   u.device_flags = s.device_flags;
   u.include_flags = s.include_flags;
   u.std = s.std;
+  u.host_compiler = s.host_compiler.empty() ? env.ccbin : s.host_compiler;
   u.nvcc_argv = argv;
   if (c.depfile) c.depfile_path = derived_depfile(s, u.source);
   return c;
@@ -320,6 +324,7 @@ NvccEnvironment NvccEnvironment::current() {
   NvccEnvironment e;
   if (const char *p = getenv("NVCC_PREPEND_FLAGS")) e.prepend_flags = p;
   if (const char *p = getenv("NVCC_APPEND_FLAGS")) e.append_flags = p;
+  if (const char *p = getenv("NVCC_CCBIN")) e.ccbin = p;
   std::error_code ec;
   e.cwd = std::filesystem::current_path(ec).string();
   return e;

@@ -23,7 +23,8 @@ struct NvccEnvironment {
   std::string prepend_flags; // NVCC_PREPEND_FLAGS
   std::string append_flags;  // NVCC_APPEND_FLAGS
   std::string cwd;
-  // Reads NVCC_PREPEND_FLAGS, NVCC_APPEND_FLAGS and the current directory.
+  std::string ccbin; // NVCC_CCBIN: the host compiler when no -ccbin is given
+  // Reads NVCC_PREPEND_FLAGS, NVCC_APPEND_FLAGS, NVCC_CCBIN and the current directory.
   static NvccEnvironment current();
 };
 

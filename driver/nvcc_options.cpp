@@ -45,7 +45,7 @@ const std::vector<NvccOption> &nvcc_options() {
       {"system-include", "isystem", A | L | D, Role::kSystemInclude, N},
       {"library-path", "L", A | J | L, P, N},
       {"output-directory", "odir", A, P, N},
-      {"compiler-bindir", "ccbin", A, P, N},
+      {"compiler-bindir", "ccbin", A, Role::kHostCompiler, N},
       {"allow-unsupported-compiler", "allow-unsupported-compiler", 0, P, N},
       {"archiver-binary", "arbin", A, P, N},
       {"cudart", "cudart", A, P, N},

@@ -55,6 +55,7 @@ enum class Role {
   kDepFile,       // -MF
   kDepTarget,     // -MT
   kKeep,          // --keep / --save-temps (temporaries land next to the output)
+  kHostCompiler,  // -ccbin (the host compiler nvcc runs, also to preprocess device code)
 };
 
 enum OptionFlag : unsigned {

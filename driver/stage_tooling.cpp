@@ -10,6 +10,7 @@
 #include "support/log.h"
 #include "tooling/extract.h"
 #include "tooling/extract_cache.h"
+#include "tooling/host_compiler.h"
 #include "tooling/launch_plan.h"
 #include "tooling/rewrite.h"
 #include "tooling/substitutions.h"
@@ -20,6 +21,19 @@ namespace {
 
 std::string nvcc_of(const CompileUnit &unit) {
   return unit.nvcc_argv.empty() ? std::string("/usr/local/cuda/bin/nvcc") : unit.nvcc_argv[0];
+}
+
+// The include directories of the host compiler nvcc would run for `unit`
+// (cached per compiler under `kbcc_dir`); empty, with one log line, when
+// that compiler cannot be asked.
+std::vector<std::string> host_includes_of(const CompileUnit &unit, const std::string &kbcc_dir) {
+  std::string ccbin = unit.host_compiler;
+  if (ccbin.find('/') != std::string::npos && ccbin[0] != '/' && !unit.working_dir.empty())
+    ccbin = unit.working_dir + "/" + ccbin;
+  auto dirs = tooling::host_include_dirs(tooling::resolve_host_compiler(ccbin), kbcc_dir + "/tooling/host-includes");
+  if (dirs) return *dirs;
+  log_line("host include directories: " + dirs.error().message);
+  return {};
 }
 
 } // namespace
@@ -36,7 +50,8 @@ tooling::ParseRequest parse_request_for(const CompileUnit &unit, const std::stri
   r.working_dir = unit.working_dir;
   r.cuda_root = tooling::cuda_root_of(nvcc_of(unit));
   r.toolchain = unit.toolchain.empty() ? tooling::toolchain_identity(nvcc_of(unit)) : unit.toolchain;
-  r.shim_dir = kbcc_dir + "/tooling/shims-v1";
+  r.shim_dir = kbcc_dir + "/tooling/shims";
+  r.host_include_dirs = host_includes_of(unit, kbcc_dir);
   return r;
 }
 
@@ -55,14 +70,22 @@ public:
   Expected<tooling::Extraction> extract(const CompileUnit &unit, const std::string &arch) override {
     tooling::ParseRequest request = parse_request_for(unit, arch, dir_);
     auto x = cached_or_parsed(request);
-    if (!x) { // the pipeline logs the fallback line; this counts the cause
+    if (!x) { // the pipeline logs the fallback line; this counts the cause and names the first file
       cache::add_stats(dir_, {{"extraction-failed:" + x.error().code, 1}});
+      (void)cache::note_first(dir_, "extraction-failed:" + x.error().code, x.error().message);
       return x;
     }
     cache::Counters reasons;
+    std::map<std::string, std::string> firsts;
     for (const tooling::Kernel &k : x->kernels)
-      if (!k.not_optimizable.empty()) reasons["not-optimizable:" + k.not_optimizable] += 1;
+      if (!k.not_optimizable.empty()) {
+        reasons["not-optimizable:" + k.not_optimizable] += 1;
+        firsts.emplace("not-optimizable:" + k.not_optimizable,
+                       k.qualified_name + " (" + k.file + ":" + std::to_string(k.line) + ")");
+      }
     if (!reasons.empty()) cache::add_stats(dir_, reasons);
+    for (const auto &[name, detail] : firsts)
+      (void)cache::note_first(dir_, name, detail);
     return x;
   }
 

@@ -26,6 +26,7 @@ struct CompileUnit {
   std::vector<std::string> nvcc_argv;     // the complete original nvcc command (argv[0] = real nvcc)
   std::string toolchain;                  // nvcc version text + CCCL version
   std::string working_dir;
+  std::string host_compiler;              // -ccbin value (else NVCC_CCBIN); empty = nvcc's default (gcc)
 };
 
 class Extractor {

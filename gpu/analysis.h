@@ -6,6 +6,7 @@
 
 #include "gpu/harness.h"
 
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,6 +66,32 @@ struct CubinInfo {
   std::vector<CubinGlobal> globals; // __device__ / __constant__ variables
 };
 Expected<CubinInfo> inspect_cubin(std::string_view elf);
+
+// The module globals `kernel` may read or write in the cubin `elf`: those
+// whose address its code (and the callees it relocates against) loads from
+// the module's address table (a constant bank whose slots are relocated to
+// the globals), those their initialised data points to, and every
+// __constant__ variable of a bank its code addresses at all. Instruction
+// words are matched against the constant-operand layouts of sm_70..sm_120,
+// not decoded: the answer may hold globals the kernel never touches, never
+// the reverse. Error when `elf` is no cubin or has no code for `kernel`.
+Expected<std::set<std::string>> globals_kernel_may_use(std::string_view elf, const std::string &kernel);
+
+// Data the compiler creates in a module by itself ("$str", "$str$1": the
+// string literals of printf/assert): constant, never program state, so a
+// replay leaves each module its own initialised copy.
+bool is_compiler_generated_global(const std::string &name);
+
+// A captured global whose size differs in the cubin a replay loads.
+struct GlobalMismatch {
+  std::string global, kernel, capture, cubin;
+  uint64_t captured_bytes = 0, module_bytes = 0;
+};
+// "" when the mismatch cannot matter (a compiler-generated global, or one
+// `kernel` cannot reference per `may_use`: the replay then gives it a
+// private copy); else the error to report, naming the global, the kernel,
+// the capture and the cubin. An Error `may_use` counts every global as used.
+std::string global_mismatch(const GlobalMismatch &m, const Expected<std::set<std::string>> &may_use);
 
 // Parses `ncu --csv --page raw` output (one row per profiled kernel) and maps
 // ncu metric names to kbcc's metric names (docs/kb-format.md). Error when no

@@ -9,6 +9,7 @@
 // a variant that is wrong, faults or times out is a *report* with pass=false.
 #pragma once
 
+#include "gpu/capture_policy.h"
 #include "support/expected.h"
 
 #include <chrono>
@@ -236,18 +237,26 @@ struct CaptureOptions {
   std::vector<std::string> kernels;                 // mangled names to record; empty = all
   std::map<std::string, std::string> kernel_hashes; // mangled name -> registry hash (stored in manifests)
   unsigned max_launches = 4;                        // per kernel and launch configuration
-  uint64_t max_bytes = 256ull << 20;                // skip a launch whose buffers exceed this
-  uint64_t size_cap = 1ull << 30;                   // capture_max_size: stop recording beyond it
+  uint64_t max_bytes = 256ull << 20;                // larger launches only while the kernel has no replayable capture
+  uint64_t size_cap = 1ull << 30;                   // capture_max_size (or --max-total): never record beyond it
 };
 struct CaptureSummary {
   int exit_code = 0;                      // the program's exit status (passed on by kbcc)
   std::vector<std::string> ids;           // captures written (new or already present)
   std::map<std::string, uint64_t> counts; // "launches", "captured", "skipped_stream_capture",
                                           // "skipped_filter", "skipped_limit", "skipped_size",
-                                          // "not_replayable", "errors", "graph_launches"
+                                          // "skipped_cap", "not_replayable", "errors", "graph_launches"
+  std::map<std::string, KernelTally> kernels; // per wanted kernel that was launched (capture_policy.h)
+  uint64_t used = 0;                          // bytes in captures_dir at the end
   double seconds = 0;
 };
 Expected<CaptureSummary> run_capture(const std::vector<std::string> &command, const CaptureOptions &options);
+// Reads one session file (captures/sessions/<name>.json) written by the
+// capture library; exit_code and seconds stay 0.
+Expected<CaptureSummary> read_capture_session(const std::string &path);
+// The per-kernel tallies of every session under `captures_dir`, summed
+// (unreadable sessions are skipped).
+std::map<std::string, KernelTally> capture_session_tallies(const std::string &captures_dir);
 
 // The GPU the runner sees.
 struct DeviceInfo {

@@ -8,7 +8,6 @@
 namespace kbcc::tooling {
 namespace {
 
-constexpr std::string_view kResourceDir = "/usr/lib/llvm-19/lib/clang/19";
 constexpr int kNewestClangArch = 900;
 
 // Options whose value (joined or separate) is a path or a file to include:
@@ -117,7 +116,7 @@ std::vector<std::string> clang_arguments(const ParseRequest &request, const std:
                                    "--cuda-device-only",
                                    "--cuda-gpu-arch=" + clang_parse_arch(request.arch),
                                    "-Wno-unknown-cuda-version",
-                                   "-resource-dir=" + std::string(kResourceDir),
+                                   "-resource-dir=" + std::string(kClangResourceDir),
                                    "-fsyntax-only",
                                    "-w",
                                    "-ferror-limit=0",
@@ -152,8 +151,10 @@ std::vector<std::string> clang_arguments(const ParseRequest &request, const std:
   }
   args.insert(args.end(), macros.begin(), macros.end());
   args.insert(args.end(), paths.begin(), paths.end());
-  args.insert(args.end(), {"-isystem", request.cuda_root + "/include/cccl", "-include", shim_dir + "/" + kShimHeader,
-                           request.source});
+  args.insert(args.end(), {"-isystem", request.cuda_root + "/include/cccl"});
+  for (const std::string &dir : request.host_include_dirs)
+    args.insert(args.end(), {"-idirafter", dir});
+  args.insert(args.end(), {"-include", shim_dir + "/" + kShimHeader, request.source});
   return args;
 }
 

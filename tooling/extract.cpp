@@ -11,6 +11,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/Mangle.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/DiagnosticSema.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Tooling/Tooling.h"
@@ -30,6 +31,7 @@ struct ParseState {
   const ParseRequest &request;
   MacroUses macros;
   std::vector<FullSourceLoc> errors;
+  std::vector<ParseDiagnostic> diagnostics;
   bool fatal = false;
   bool finished = false;
   Extraction result;
@@ -43,11 +45,34 @@ public:
     DiagnosticConsumer::HandleDiagnostic(level, info);
     if (level < DiagnosticsEngine::Error) return;
     if (level == DiagnosticsEngine::Fatal) s_.fatal = true;
-    if (info.hasSourceManager() && info.getLocation().isValid())
+    bool tolerated = nvcc_accepts(info.getID());
+    if (!tolerated && info.hasSourceManager() && info.getLocation().isValid())
       s_.errors.emplace_back(info.getSourceManager().getExpansionLoc(info.getLocation()), info.getSourceManager());
+    if (s_.diagnostics.size() < kMaxDiagnostics || level == DiagnosticsEngine::Fatal) {
+      s_.diagnostics.push_back(describe(level, info));
+      s_.diagnostics.back().tolerated = tolerated;
+    }
   }
 
 private:
+  // Errors clang reports for code nvcc compiles with a warning, that leave
+  // the kernel's text and AST usable: `__shared__` variables of class type
+  // with a constructor (cuda::barrier): nvcc skips the dynamic initialisation.
+  static bool nvcc_accepts(unsigned id) { return id == diag::err_shared_var_init; }
+  static ParseDiagnostic describe(DiagnosticsEngine::Level level, const Diagnostic &info) {
+    ParseDiagnostic d;
+    d.fatal = level == DiagnosticsEngine::Fatal;
+    llvm::SmallString<256> text;
+    info.FormatDiagnostic(text);
+    d.message = text.str().str();
+    if (!info.hasSourceManager() || info.getLocation().isInvalid()) return d;
+    const SourceManager &sm = info.getSourceManager();
+    SourceLocation loc = sm.getExpansionLoc(info.getLocation());
+    d.file = sm.getFilename(loc).str();
+    d.line = sm.getExpansionLineNumber(loc);
+    d.column = sm.getExpansionColumnNumber(loc);
+    return d;
+  }
   ParseState &s_;
 };
 
@@ -348,11 +373,31 @@ private:
 
 } // namespace
 
+std::string format_diagnostic(const ParseDiagnostic &d) {
+  std::string where = d.file.empty() ? std::string() : d.file + ":" + std::to_string(d.line) + ":";
+  if (!where.empty() && d.column) where += std::to_string(d.column) + ":";
+  return where + (where.empty() ? "" : " ") + (d.fatal ? "fatal error: " : "error: ") + d.message +
+         (d.tolerated ? " [nvcc accepts this: no kernel is marked for it]" : "");
+}
+
+std::string format_diagnostics(const std::vector<ParseDiagnostic> &list, size_t max) {
+  std::vector<const ParseDiagnostic *> shown;
+  for (const ParseDiagnostic &d : list) // fatal errors first: they are why the parse stopped
+    if (d.fatal && shown.size() < max) shown.push_back(&d);
+  for (const ParseDiagnostic &d : list)
+    if (!d.fatal && shown.size() < max) shown.push_back(&d);
+  std::string out;
+  for (const ParseDiagnostic *d : shown)
+    out += (out.empty() ? "" : "; ") + format_diagnostic(*d);
+  if (list.size() > shown.size()) out += "; (" + std::to_string(list.size() - shown.size()) + " more)";
+  return out.empty() ? "no diagnostic text" : out;
+}
+
 Expected<Extraction> extract_in_process(const ParseRequest &request) {
   auto start = std::chrono::steady_clock::now();
-  auto shim_dir = ensure_shims(request.shim_dir);
+  auto shim_dir = ensure_shims(request.shim_dir, request.cuda_root);
   if (!shim_dir) return shim_dir.error();
-  ParseState state{request, {}, {}, false, false, {}};
+  ParseState state{request, {}, {}, {}, false, false, {}};
   state.result.source_path = real_path(request.source);
   state.result.arch = request.arch;
   ErrorCollector diagnostics(state);
@@ -363,9 +408,13 @@ Expected<Extraction> extract_in_process(const ParseRequest &request) {
                                             files.get());
   invocation.setDiagnosticConsumer(&diagnostics);
   invocation.run();
-  if (state.fatal) return make_error(request.source + ": clang reported a fatal error while parsing", "parse-fatal");
+  if (state.fatal)
+    return make_error(request.source + ": clang reported a fatal error while parsing: " +
+                          format_diagnostics(state.diagnostics, kMaxDiagnosticsInError),
+                      "parse-fatal");
   if (!state.finished) return make_error(request.source + ": clang produced no AST", "parse-failed");
   state.result.parse_errors = diagnostics.getNumErrors();
+  state.result.diagnostics = std::move(state.diagnostics);
   state.result.parse_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return std::move(state.result);
 }

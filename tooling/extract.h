@@ -19,6 +19,17 @@ inline constexpr const char *kUnreadableRange = "no-source-range";
 // nvcc names such kernels with a unit-specific prefix that cannot be derived.
 inline constexpr const char *kAnonymousNamespace = "anonymous-namespace";
 
+// How many clang errors an Extraction keeps (fatal ones always), and how
+// many a parse-fatal Error message quotes.
+inline constexpr size_t kMaxDiagnostics = 50;
+inline constexpr size_t kMaxDiagnosticsInError = 3;
+
+// "file:line:col: error: message" (gcc style).
+std::string format_diagnostic(const ParseDiagnostic &d);
+// Up to `max` of `list` as one line joined by "; ", fatal errors first, with
+// "(N more)" when some were left out.
+std::string format_diagnostics(const std::vector<ParseDiagnostic> &list, size_t max);
+
 // Parses in this process. Errors: the unit could not be parsed reliably
 // (fatal error such as a missing include, or no AST at all).
 Expected<Extraction> extract_in_process(const ParseRequest &request);

@@ -66,12 +66,22 @@ struct Kernel {
   std::string not_adaptable;   // empty when its launches can go through a host adapter; else the reason code
 };
 
+// One error clang reported while parsing (nvcc may accept the code).
+struct ParseDiagnostic {
+  std::string file; // as clang names it; empty when the error has no location
+  unsigned line = 0, column = 0;
+  bool fatal = false;     // a fatal error stops the parse (e.g. an include not found)
+  bool tolerated = false; // an error for code nvcc accepts with a warning: no kernel is marked for it
+  std::string message;
+};
+
 struct Extraction {
   std::string source_path; // the translation unit
   std::string arch;        // "sm_90"
   std::vector<Kernel> kernels;
   std::vector<std::string> included_files; // user and system files the unit read (for the direct-mode cache)
   unsigned parse_errors = 0;               // clang errors tolerated (nvcc may accept the code)
+  std::vector<ParseDiagnostic> diagnostics; // the first kMaxDiagnostics of them (see extract.h)
   double parse_seconds = 0;
   bool from_cache = false;
 };

@@ -8,6 +8,10 @@
 
 namespace kbcc::tooling {
 
+// Clang's resource directory (its own headers, CUDA wrappers included),
+// pinned: LibTooling would derive it from kbcc's own path.
+inline constexpr const char *kClangResourceDir = "/usr/lib/llvm-19/lib/clang/19";
+
 struct ParseRequest {
   std::string source;                 // the .cu file (absolute, or relative to working_dir)
   std::string arch;                   // one real arch, e.g. "sm_90"
@@ -18,6 +22,9 @@ struct ParseRequest {
   std::string cuda_root = "/usr/local/cuda";
   std::string toolchain; // nvcc version + CCCL version (see toolchain.h)
   std::string shim_dir;  // where the parse shims live; empty = a per-process temporary directory
+  // The #include <...> directories of the host compiler nvcc uses (see
+  // host_compiler.h), searched after clang's own (-idirafter), in order.
+  std::vector<std::string> host_include_dirs;
 };
 
 // The flags of `flags` that can change device code, in order, without

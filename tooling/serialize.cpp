@@ -83,14 +83,22 @@ Kernel kernel_from(const json &j) {
 } // namespace
 
 std::string extraction_to_json(const Extraction &x) {
-  json kernels = json::array();
+  json kernels = json::array(), diagnostics = json::array();
   for (const Kernel &k : x.kernels)
     kernels.push_back(kernel_json(k));
+  for (const ParseDiagnostic &d : x.diagnostics)
+    diagnostics.push_back({{"file", d.file},
+                           {"line", d.line},
+                           {"column", d.column},
+                           {"fatal", d.fatal},
+                           {"tolerated", d.tolerated},
+                           {"message", d.message}});
   json j = {{"source_path", x.source_path},
             {"arch", x.arch},
             {"kernels", kernels},
             {"included_files", x.included_files},
             {"parse_errors", x.parse_errors},
+            {"diagnostics", diagnostics},
             {"parse_seconds", x.parse_seconds}};
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -105,6 +113,9 @@ Expected<Extraction> extraction_from_json(const std::string &text, const std::st
     get(j, "parse_errors", x.parse_errors), get(j, "parse_seconds", x.parse_seconds);
     for (const json &k : j["kernels"])
       x.kernels.push_back(kernel_from(k));
+    for (const json &d : j.value("diagnostics", json::array()))
+      x.diagnostics.push_back({d.value("file", ""), d.value("line", 0u), d.value("column", 0u), d.value("fatal", false),
+                               d.value("tolerated", false), d.value("message", "")});
     return x;
   } catch (const std::exception &e) {
     return make_error(origin + ": malformed kbcc extraction: " + e.what(), "bad-extraction");

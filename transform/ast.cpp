@@ -72,7 +72,7 @@ std::string KernelAst::text(SourceRange range) const {
 
 Expected<KernelAst> parse_kernel(const tooling::ParseRequest &request, const std::string &text,
                                  const std::string &kernel) {
-  auto shims = tooling::ensure_shims(request.shim_dir);
+  auto shims = tooling::ensure_shims(request.shim_dir, request.cuda_root);
   if (!shims) return shims.error();
   std::vector<std::string> args = tooling::clang_arguments(request, *shims);
   args.erase(args.begin()); // the program name

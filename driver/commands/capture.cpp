@@ -26,14 +26,19 @@ constexpr const char *kUsage =
     "  --all-kernels        record every kernel, not only the registry's\n"
     "                       (default when the registry is empty)\n"
     "  --max-launches N     launches recorded per kernel and launch configuration (default 4)\n"
-    "  --max-bytes B        skip a launch whose buffers exceed B bytes (K/M/G suffixes; default 256M)\n"
+    "  --max-bytes B        a launch whose buffers exceed B bytes (K/M/G suffixes; default 256M)\n"
+    "                       is recorded only while its kernel has no replayable capture, so\n"
+    "                       every kernel gets one if the store's limit allows\n"
+    "  --max-total B        the limit of $KBCC_DIR/captures for this run (default: the\n"
+    "                       capture_max_size config key, 1G); nothing is recorded beyond it\n"
     "  --list               list the captures already stored and exit\n"
     "\n"
     "Without --kernels, the kernels of kbcc's registry (every kernel kbcc has\n"
     "compiled) are recorded, matched by device mangled name.\n"
     "Launches into a stream that is being captured into a CUDA graph, and graph\n"
-    "launches, are never touched: they are skipped and counted. The total size\n"
-    "of $KBCC_DIR/captures is capped by the capture_max_size config key.";
+    "launches, are never touched: they are skipped and counted. The summary names\n"
+    "every launched kernel that got no replayable capture, with the reason and,\n"
+    "when the store's limit was the reason, the --max-total value that captures it.";
 
 std::vector<std::string> split_commas(const std::string &s) {
   std::vector<std::string> out;
@@ -104,6 +109,23 @@ int list(const std::string &dir) {
   return 0;
 }
 
+// Names each launched kernel that got no replayable capture, and the wanted
+// kernels that were never launched.
+void print_missing(const gpu::CaptureSummary &s, const gpu::CaptureOptions &o) {
+  for (const std::string &line : gpu::kernels_without_capture(s.kernels))
+    std::fprintf(stderr, "kbcc capture: %s\n", line.c_str());
+  if (uint64_t cap = gpu::total_cap_needed(s.kernels, s.used); cap > o.size_cap)
+    std::fprintf(stderr,
+                 "kbcc capture: to capture every kernel above, rerun with --max-total %s (the store holds %s)\n",
+                 gpu::size_flag_value(cap).c_str(), gpu::size_flag_value(s.used).c_str());
+  size_t never = 0;
+  for (const std::string &k : o.kernels)
+    if (!s.kernels.count(k)) ++never;
+  if (never > 0)
+    std::fprintf(stderr, "kbcc capture: %zu of the %zu kernels asked for were not launched by the program\n", never,
+                 o.kernels.size());
+}
+
 int run_capture_command(const std::vector<std::string> &args) {
   auto config = Config::load();
   if (!config) {
@@ -129,13 +151,13 @@ int run_capture_command(const std::vector<std::string> &args) {
       all_kernels = true;
     } else if (a == "--max-launches") {
       o.max_launches = static_cast<unsigned>(std::strtoul(value().c_str(), nullptr, 10));
-    } else if (a == "--max-bytes") {
+    } else if (a == "--max-bytes" || a == "--max-total") {
       auto b = parse_size(value());
       if (!b) {
-        std::fprintf(stderr, "kbcc capture: --max-bytes: %s\n", b.error().message.c_str());
+        std::fprintf(stderr, "kbcc capture: %s: %s\n", a.c_str(), b.error().message.c_str());
         return 2;
       }
-      o.max_bytes = *b;
+      (a == "--max-bytes" ? o.max_bytes : o.size_cap) = *b;
     } else {
       std::fprintf(stderr, "kbcc capture: unknown option '%s'\n%s\n", a.c_str(), kUsage);
       return 2;
@@ -161,12 +183,14 @@ int run_capture_command(const std::vector<std::string> &args) {
   };
   std::fprintf(stderr,
                "kbcc capture: %llu launches seen, %llu captured (%llu not replayable), skipped: %llu by filter, "
-               "%llu by --max-launches, %llu by size, %llu in stream capture; %llu graph launches; %llu errors "
-               "(%.2f s)\n",
+               "%llu by --max-launches, %llu by --max-bytes, %llu by the store's limit, %llu in stream capture; "
+               "%llu graph launches; %llu errors (%.2f s)\n",
                n("launches"), n("captured"), n("not_replayable"), n("skipped_filter"), n("skipped_limit"),
-               n("skipped_size"), n("skipped_stream_capture"), n("graph_launches"), n("errors"), s->seconds);
+               n("skipped_size"), n("skipped_cap"), n("skipped_stream_capture"), n("graph_launches"), n("errors"),
+               s->seconds);
   for (const auto &id : s->ids)
     std::fprintf(stderr, "kbcc capture: stored %s\n", id.c_str());
+  print_missing(*s, o);
   return s->exit_code;
 }
 

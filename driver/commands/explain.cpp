@@ -32,6 +32,10 @@ const char *kUsage = "Usage: kbcc explain [--verbose] [--json] [--arch sm_XX] <f
                      "kbcc can route each through a launch adapter), whether a variant may replace it, the\n"
                      "variant the local store holds for it (launch mapping, numerics class), and its hash.\n"
                      "Nothing is recorded.\n"
+                     "Clang's errors are printed as \"clang: file:line:col: error: message\" (nvcc may\n"
+                     "accept code clang rejects: kernels are still listed, and a kernel with an error\n"
+                     "inside is not optimizable); a fatal error (e.g. an include not found) ends the\n"
+                     "parse and is quoted in the failure message.\n"
                      "\n"
                      "Options:\n"
                      "  --verbose      also print every labelled input of each hash (the exact text hashed)\n"
@@ -41,9 +45,11 @@ const char *kUsage = "Usage: kbcc explain [--verbose] [--json] [--arch sm_XX] <f
                      "  --arch sm_XX   the arch to parse for (default: the real archs in the nvcc flags, else sm_75)\n"
                      "\n"
                      "nvcc flags: the flags of the compile (-D, -U, -I, -isystem, -include, -std, -arch,\n"
-                     "-gencode, --use_fast_math, -G, -Xptxas, ...). Flags that cannot change device code\n"
+                     "-gencode, --use_fast_math, -G, -Xptxas, -ccbin, ...). Flags that cannot change device code\n"
                      "(-c, -o, -Xcompiler, ...) are ignored. The toolchain identity comes from the nvcc\n"
-                     "of the `nvcc` config key (default /usr/local/cuda/bin/nvcc).";
+                     "of the `nvcc` config key (default /usr/local/cuda/bin/nvcc). The include directories of\n"
+                     "the host compiler nvcc would run (-ccbin, else NVCC_CCBIN, else gcc) are searched\n"
+                     "after clang's own, as in a build.";
 
 struct Options {
   bool verbose = false, json = false, use_cache = false;
@@ -111,7 +117,17 @@ void print_variant(const tooling::Kernel &k, const std::string &arch, cache::Var
     std::printf("    when %s\n", p.c_str());
 }
 
-void print_kernel(const tooling::Kernel &k, bool verbose) {
+// The first clang error inside the definition of `k` (same file, within its
+// lines), formatted; "" when none is (the error may be in a callee).
+std::string error_in(const tooling::Kernel &k, const std::vector<tooling::ParseDiagnostic> &diagnostics) {
+  unsigned last = k.line + static_cast<unsigned>(std::count(k.source.begin(), k.source.end(), '\n'));
+  for (const tooling::ParseDiagnostic &d : diagnostics)
+    if (!d.file.empty() && d.line >= k.line && d.line <= last && real_path(d.file) == k.file)
+      return tooling::format_diagnostic(d);
+  return "";
+}
+
+void print_kernel(const tooling::Kernel &k, const std::vector<tooling::ParseDiagnostic> &diagnostics, bool verbose) {
   std::printf("kernel %s\n", k.qualified_name.c_str());
   for (const std::string &m : k.mangled_names)
     std::printf("  mangled: %s\n", m.c_str());
@@ -130,7 +146,10 @@ void print_kernel(const tooling::Kernel &k, bool verbose) {
     std::printf("  launch: %s:%u:%u %s%s\n", l.file.c_str(), l.line, l.column, l.form.c_str(),
                 l.not_rewritable.empty() ? "" : (" kept (" + l.not_rewritable + ")").c_str());
   std::printf("  launch adapter: %s\n", k.not_adaptable.empty() ? "yes" : ("no (" + k.not_adaptable + ")").c_str());
-  std::printf("  optimizable: %s\n", k.not_optimizable.empty() ? "yes" : ("no (" + k.not_optimizable + ")").c_str());
+  std::string why = k.not_optimizable;
+  if (why == tooling::kParseErrorInKernel)
+    if (std::string e = error_in(k, diagnostics); !e.empty()) why += ": " + e;
+  std::printf("  optimizable: %s\n", why.empty() ? "yes" : ("no (" + why + ")").c_str());
   std::printf("  hash: %s\n", k.hash.c_str());
   if (!verbose) return;
   for (const tooling::HashSection &s : k.hash_inputs)
@@ -204,9 +223,13 @@ int run_explain(const std::vector<std::string> &args) {
                                     : "parse " + std::to_string(x->parse_seconds).substr(0, 4) + " s";
     std::printf("%s: %zu kernel(s) for %s (%s, %u clang error(s) tolerated)\n", x->source_path.c_str(),
                 x->kernels.size(), arch.c_str(), how.c_str(), x->parse_errors);
+    for (const tooling::ParseDiagnostic &d : x->diagnostics)
+      std::printf("clang: %s\n", tooling::format_diagnostic(d).c_str());
+    if (x->parse_errors > x->diagnostics.size())
+      std::printf("clang: (%zu more error(s) not kept)\n", x->parse_errors - x->diagnostics.size());
     std::printf("toolchain: %s\n", request.toolchain.c_str());
     for (const tooling::Kernel &k : x->kernels) {
-      print_kernel(k, options->verbose);
+      print_kernel(k, x->diagnostics, options->verbose);
       print_variant(k, arch, store ? &*store : nullptr);
     }
   }

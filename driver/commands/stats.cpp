@@ -17,9 +17,15 @@ constexpr const char *kUsage =
     "       kbcc stats --zero\n\n"
     "Shows the statistics of every kbcc compile under $KBCC_DIR: compilations, variant hits and\n"
     "misses, remote hits, fallbacks to plain nvcc, cannot-optimize reasons, parse count and time,\n"
-    "extraction cache hits, and the LMDB store's size and contents (docs/store-format.md).\n\n"
+    "extraction cache hits, and the LMDB store's size and contents (docs/store-format.md).\n"
+    "Parse failures (the unit fell back to plain nvcc) and kernels kbcc cannot optimize are\n"
+    "listed by reason, each with the first file or kernel that had it and clang's message.\n"
+    "Launch adapters: per kernel with a launch-changing variant, how often programs run with\n"
+    "KBCC_ADAPTER_STATS set launched the variant and how often they fell back to the original\n"
+    "(another GPU arch, a precondition that did not hold, an invalid mapped launch).\n\n"
     "Options:\n"
-    "  --json   print the same as one JSON object {\"counters\": {...}, \"store\": {...}}\n"
+    "  --json   print the same as one JSON object {\"counters\": {...}, \"first\": {...}, \"adapters\": {...},\n"
+    "           \"store\": {...}}\n"
     "  --zero   reset every counter to zero (the store is not touched)\n\n"
     "Exit status: 0; 1 when the statistics cannot be read or written; 2 on a usage error.";
 
@@ -60,7 +66,37 @@ nlohmann::json store_json(const Config &config) {
           {"tables", tables}};
 }
 
-void print_text(const cache::Counters &c, const nlohmann::json &store) {
+bool has_prefix(const std::string &s, const char *prefix) { return s.rfind(prefix, 0) == 0; }
+
+// "<title>:" then one line per counter starting with `prefix` (count, reason)
+// and, indented below, the first file or kernel noted for it.
+void print_reasons(const char *title, const char *prefix, const cache::Counters &c,
+                   const std::map<std::string, std::string> &firsts) {
+  std::printf("%s:\n", title);
+  bool any = false;
+  for (const auto &[k, v] : c) {
+    if (!has_prefix(k, prefix) || v == 0) continue;
+    std::printf("  %-28s %llu\n", k.substr(std::string(prefix).size()).c_str(), static_cast<unsigned long long>(v));
+    if (auto f = firsts.find(k); f != firsts.end()) std::printf("    first: %s\n", f->second.c_str());
+    any = true;
+  }
+  if (!any) std::printf("  (none)\n");
+}
+
+// The launch adapters' counts (programs run with KBCC_ADAPTER_STATS).
+void print_adapters(const std::map<std::string, cache::AdapterCounts> &adapters) {
+  std::printf("launch adapters:\n");
+  for (const auto &[hash, a] : adapters)
+    std::printf("  %s %s variant %llu fallback %llu (arch %llu, precondition %llu, launch %llu)\n", a.name.c_str(),
+                hash.substr(0, 8).c_str(), static_cast<unsigned long long>(a.variant),
+                static_cast<unsigned long long>(a.fallbacks()), static_cast<unsigned long long>(a.fallback_arch),
+                static_cast<unsigned long long>(a.fallback_precondition),
+                static_cast<unsigned long long>(a.fallback_launch));
+  if (adapters.empty()) std::printf("  (none counted; run a program with KBCC_ADAPTER_STATS=1)\n");
+}
+
+void print_text(const cache::Counters &c, const std::map<std::string, std::string> &firsts,
+                const std::map<std::string, cache::AdapterCounts> &adapters, const nlohmann::json &store) {
   auto line = [](const std::string &label, const std::string &v) {
     std::printf("%-30s %s\n", label.c_str(), v.c_str());
   };
@@ -85,12 +121,16 @@ void print_text(const cache::Counters &c, const nlohmann::json &store) {
   std::snprintf(buf, sizeof buf, "%.3f s (%.1f ms per parse)", micros / 1e6, parses ? micros / 1e3 / parses : 0.0);
   line("parse time", buf);
   num("extraction cache hits", cache::kExtractionCacheHits);
+  print_reasons("parse failures (fell back to nvcc)", "extraction-failed:", c, firsts);
+  print_reasons("kernels not optimizable", "not-optimizable:", c, firsts);
   std::vector<std::string> known = {cache::kCompilations, cache::kHits,        cache::kMisses,
                                     "remote-hits",        cache::kFallbacks,   "not-compilation",
                                     cache::kParses,       cache::kParseMicros, cache::kExtractionCacheHits};
   for (const auto &[k, v] : c)
-    if (std::find(known.begin(), known.end(), k) == known.end() && k.rfind("cannot-optimize:", 0) != 0)
+    if (std::find(known.begin(), known.end(), k) == known.end() && !has_prefix(k, "cannot-optimize:") &&
+        !has_prefix(k, "extraction-failed:") && !has_prefix(k, "not-optimizable:"))
       line(k, std::to_string(v));
+  print_adapters(adapters);
   line("store", store.value("path", ""));
   if (store.contains("error")) {
     line("store status", store["error"].get<std::string>());
@@ -120,6 +160,7 @@ int run(const std::vector<std::string> &args) {
     return 1;
   }
   if (zero) {
+    (void)cache::zero_adapter_stats(config->dir());
     if (auto st = cache::zero_stats(config->dir()); !st) {
       std::fprintf(stderr, "kbcc stats: %s\n", st.error().message.c_str());
       return 1;
@@ -132,15 +173,36 @@ int run(const std::vector<std::string> &args) {
     std::fprintf(stderr, "kbcc stats: %s\n", counters.error().message.c_str());
     return 1;
   }
+  auto firsts = cache::read_firsts(config->dir());
+  if (!firsts) {
+    std::fprintf(stderr, "kbcc stats: %s\n", firsts.error().message.c_str());
+    return 1;
+  }
   nlohmann::json store = store_json(*config);
+  auto adapters = cache::read_adapter_stats(config->dir());
+  if (!adapters) {
+    std::fprintf(stderr, "kbcc stats: %s\n", adapters.error().message.c_str());
+    return 1;
+  }
   if (json) {
-    nlohmann::json c = nlohmann::json::object();
+    nlohmann::json c = nlohmann::json::object(), f = nlohmann::json::object();
     for (const auto &[k, v] : *counters)
       c[k] = v;
-    std::printf("%s\n", nlohmann::json{{"counters", c}, {"store", store}}.dump(1).c_str());
+    for (const auto &[k, v] : *firsts)
+      f[k] = v;
+    nlohmann::json a = nlohmann::json::object();
+    for (const auto &[hash, n] : *adapters)
+      a[hash] = {{"name", n.name},
+                 {"variant", n.variant},
+                 {"fallback_arch", n.fallback_arch},
+                 {"fallback_precondition", n.fallback_precondition},
+                 {"fallback_launch", n.fallback_launch}};
+    std::printf("%s\n", nlohmann::json{{"counters", c}, {"first", f}, {"adapters", a}, {"store", store}}
+                            .dump(1, ' ', false, nlohmann::json::error_handler_t::replace)
+                            .c_str());
     return 0;
   }
-  print_text(*counters, store);
+  print_text(*counters, *firsts, *adapters, store);
   return 0;
 }
 

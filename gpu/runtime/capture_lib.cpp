@@ -8,6 +8,7 @@
 // unusual (stream capture, graphs, errors) skips the launch and counts it.
 #include "gpu/analysis.h"
 #include "gpu/capture_format.h"
+#include "gpu/capture_policy.h"
 #include "support/fs.h"
 
 #include <atomic>
@@ -45,11 +46,10 @@ struct State {
   std::string dir, session, command;
   std::set<std::string> kernels;
   std::map<std::string, std::string> hashes; // mangled name -> registry hash
-  unsigned max_launches = 4;
-  uint64_t max_bytes = 256ull << 20, size_cap = 1ull << 30, used = 0;
+  std::unique_ptr<CapturePolicy> policy;     // which launches are recorded (gpu/capture_policy.h)
+  uint64_t used = 0;                         // bytes under dir
   std::map<std::string, uint64_t> counts;
   std::vector<std::string> ids;
-  std::map<std::string, unsigned> per_config;
   std::vector<std::unique_ptr<ModuleInfo>> modules;
   std::unordered_map<std::string, ModuleInfo *> module_of; // kernel name -> module
   std::atomic<int> active_stream_captures{0};
@@ -81,7 +81,7 @@ void count(const std::string &what, uint64_t n = 1) { state().counts[what] += n;
 
 void write_session() {
   State &s = state();
-  if (s.session.empty()) return;
+  if (s.session.empty() || !s.policy) return;
   std::ostringstream o;
   o << "{\n \"counts\": {";
   bool first = true;
@@ -92,7 +92,18 @@ void write_session() {
   o << "},\n \"ids\": [";
   for (size_t i = 0; i < s.ids.size(); ++i)
     o << (i ? ", " : "") << "\"" << s.ids[i] << "\"";
-  o << "]\n}\n";
+  o << "],\n \"used\": " << s.used << ",\n \"size_cap\": " << s.policy->limits().size_cap << ",\n \"kernels\": {";
+  first = true;
+  for (const auto &[name, t] : s.policy->kernels()) {
+    o << (first ? "\n" : ",\n") << "  \"" << name << "\": {\"launches\": " << t.launches
+      << ", \"captured\": " << t.captured << ", \"replayable\": " << t.replayable
+      << ", \"skipped_limit\": " << t.skipped_limit << ", \"skipped_size\": " << t.skipped_size
+      << ", \"skipped_cap\": " << t.skipped_cap << ", \"skipped_other\": " << t.skipped_other
+      << ", \"smallest_capped\": " << t.smallest_capped << ", \"cap_needed\": " << t.cap_needed
+      << ", \"not_replayable\": \"" << t.not_replayable << "\"}";
+    first = false;
+  }
+  o << "}\n}\n";
   (void)write_file_atomic(s.session, o.str());
 }
 
@@ -274,13 +285,13 @@ void on_launch_enter(const CUpti_CallbackData *cb, CUfunction f, Dim3 grid, Dim3
   if (name.empty() || (!s.kernels.empty() && !s.kernels.count(name))) return count("skipped_filter");
   CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
   if (s.active_stream_captures.load() > 0 || cuStreamIsCapturing(stream, &cs) != CUDA_SUCCESS ||
-      cs != CU_STREAM_CAPTURE_STATUS_NONE)
+      cs != CU_STREAM_CAPTURE_STATUS_NONE) {
+    s.policy->skipped_other(name);
     return count("skipped_stream_capture");
-  std::string key = name + "/" + std::to_string(grid.x) + "," + std::to_string(grid.y) + "," + std::to_string(grid.z) +
-                    "/" + std::to_string(block.x) + "," + std::to_string(block.y) + "," + std::to_string(block.z) +
-                    "/" + std::to_string(smem);
-  if (s.per_config[key] >= s.max_launches) return count("skipped_limit");
-  if (s.used >= s.size_cap) return count("skipped_size");
+  }
+  std::string config = std::to_string(grid.x) + "," + std::to_string(grid.y) + "," + std::to_string(grid.z) + "/" +
+                       std::to_string(block.x) + "," + std::to_string(block.y) + "," + std::to_string(block.z) + "/" +
+                       std::to_string(smem);
 
   Pending p;
   Manifest &m = p.manifest;
@@ -292,7 +303,10 @@ void on_launch_enter(const CUpti_CallbackData *cb, CUfunction f, Dim3 grid, Dim3
   m.shared_mem = smem;
   m.command = s.command;
   m.sequence = ++s.sequence;
-  if (!param_layout(f, m.params) || !param_bytes(m.params, kparams, extra, m.param_bytes)) return count("errors");
+  if (!param_layout(f, m.params) || !param_bytes(m.params, kparams, extra, m.param_bytes)) {
+    s.policy->skipped_other(name);
+    return count("errors");
+  }
   std::string reason = find_buffers(m, mangled_pointee_types(name));
   for (const auto &b : m.buffers)
     p.device_ptr.push_back(b.base);
@@ -306,13 +320,23 @@ void on_launch_enter(const CUpti_CallbackData *cb, CUfunction f, Dim3 grid, Dim3
   uint64_t total = 0;
   for (const auto &b : m.buffers)
     total += b.size;
-  if (total > s.max_bytes) return count("skipped_size");
-  if (cuCtxSynchronize() != CUDA_SUCCESS) return count("errors");
-  if (!copy_out(p.device_ptr, m.buffers, p.before)) return count("errors");
+  switch (s.policy->decide(name, config, total, s.used)) {
+  case CaptureVerdict::SkipLimit:
+    return count("skipped_limit");
+  case CaptureVerdict::SkipSize:
+    return count("skipped_size");
+  case CaptureVerdict::SkipCap:
+    return count("skipped_cap");
+  case CaptureVerdict::Capture:
+    break;
+  }
+  if (cuCtxSynchronize() != CUDA_SUCCESS || !copy_out(p.device_ptr, m.buffers, p.before)) {
+    s.policy->failed(name);
+    return count("errors");
+  }
   if (reason.empty() && holds_pointers(m, p.before)) reason = "pointers-in-buffers";
   m.replayable = reason.empty();
   m.reason = reason;
-  s.per_config[key]++;
   pending[cb->correlationId] = std::move(p);
 }
 
@@ -359,15 +383,19 @@ void on_launch_exit(const CUpti_CallbackData *cb) {
   CUresult launch_result = *static_cast<const CUresult *>(cb->functionReturnValue);
   std::vector<std::string> after;
   if (launch_result != CUDA_SUCCESS || cuCtxSynchronize() != CUDA_SUCCESS ||
-      !copy_out(p.device_ptr, p.manifest.buffers, after))
+      !copy_out(p.device_ptr, p.manifest.buffers, after)) {
+    s.policy->failed(p.manifest.kernel);
     return count("errors");
+  }
   std::string arch = arch_of(cb->context, p.manifest.gpu_name);
   p.manifest.arch = arch;
   auto st = store_capture(p, after);
   if (!st) {
     std::fprintf(stderr, "kbcc capture: %s\n", st.error().message.c_str());
+    s.policy->failed(p.manifest.kernel);
     return count("errors");
   }
+  s.policy->stored(p.manifest.kernel, "", p.manifest.reason);
   count("captured");
   if (!p.manifest.replayable) count("not_replayable");
   write_session();
@@ -482,9 +510,11 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   std::stringstream hashes(env_or("KBCC_CAPTURE_HASHES", ""));
   for (std::string kv; std::getline(hashes, kv, ',');)
     if (auto eq = kv.find('='); eq != std::string::npos) s.hashes[kv.substr(0, eq)] = kv.substr(eq + 1);
-  s.max_launches = static_cast<unsigned>(std::stoul(env_or("KBCC_CAPTURE_MAX_LAUNCHES", "4")));
-  s.max_bytes = std::stoull(env_or("KBCC_CAPTURE_MAX_BYTES", std::to_string(256ull << 20)));
-  s.size_cap = std::stoull(env_or("KBCC_CAPTURE_SIZE_CAP", std::to_string(1ull << 30)));
+  CaptureLimits limits;
+  limits.max_launches = static_cast<unsigned>(std::stoul(env_or("KBCC_CAPTURE_MAX_LAUNCHES", "4")));
+  limits.max_bytes = std::stoull(env_or("KBCC_CAPTURE_MAX_BYTES", std::to_string(256ull << 20)));
+  limits.size_cap = std::stoull(env_or("KBCC_CAPTURE_SIZE_CAP", std::to_string(1ull << 30)));
+  s.policy = std::make_unique<CapturePolicy>(limits);
   s.blobs = std::make_unique<BlobStore>(s.dir);
   (void)kbcc::make_dirs(s.dir + "/launches");
   s.used = kbcc::tree_size(s.dir);

@@ -19,7 +19,7 @@ void check(CUresult r, const char *what) {
 }
 
 Replay::Replay(const std::string &manifest_path, const std::map<unsigned, std::string> &types)
-    : store_(std::filesystem::path(manifest_path).parent_path().parent_path().string()) {
+    : store_(std::filesystem::path(manifest_path).parent_path().parent_path().string()), capture_(manifest_path) {
   auto text = read_file(manifest_path);
   if (!text) throw std::runtime_error(text.error().message);
   auto m = manifest_from_json(*text, manifest_path);
@@ -100,15 +100,21 @@ Module Replay::load(const std::string &cubin_path) {
   if (auto info = inspect_cubin(image))
     for (const auto &g : info->globals)
       globals.insert(g.name);
+  auto may_use = globals_kernel_may_use(image, m_.kernel);
   for (size_t i = 0; i < m_.buffers.size(); ++i) {
     const BufferRecord &b = m_.buffers[i];
     if (b.global.empty()) continue;
     size_t size = 0;
-    if (globals.count(b.global) && cuModuleGetGlobal(&mod.addr[i], &size, mod.mod, b.global.c_str()) == CUDA_SUCCESS) {
-      if (size != b.size) throw std::runtime_error("global " + b.global + " has another size in the cubin");
-      continue;
+    // The compiler's own data (string literals: another module numbers them
+    // its own way) is never shared with the capture.
+    bool own = globals.count(b.global) && !(!cubin_path.empty() && is_compiler_generated_global(b.global));
+    if (own && cuModuleGetGlobal(&mod.addr[i], &size, mod.mod, b.global.c_str()) == CUDA_SUCCESS) {
+      if (size == b.size) continue;
+      GlobalMismatch gm{b.global, m_.kernel, capture_, cubin_path, b.size, size};
+      if (std::string e = global_mismatch(gm, may_use); !e.empty()) throw std::runtime_error(e);
     }
-    // A module without this global (a variant that does not use it): a private copy.
+    // A module without this global (a variant that does not use it, or one
+    // the kernel cannot reach): a private copy.
     check(cuMemAlloc(&mod.addr[i], std::max<uint64_t>(b.size, 1)), "cuMemAlloc");
     mod.owned.push_back(mod.addr[i]);
     device_bytes_ += b.size;

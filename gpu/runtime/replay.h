@@ -69,6 +69,7 @@ public:
 private:
   Module load(const std::string &cubin);
   BlobStore store_;
+  std::string capture_; // the manifest's path
   Manifest m_;
   std::vector<std::string> before_, after_;
   std::vector<ElementType> types_;

@@ -1,9 +1,9 @@
 # lit configuration for kbcc's behaviour tests.
 #
 # Substitutions:  %kbcc  the built kbcc;  %fake-nvcc  a fake nvcc that logs argv;
-#                 %nvcc  the real nvcc;   %python;  %S/%s/%t as usual.
+#                 %nvcc  the real nvcc;   %cuda_root  its toolkit;  %python;  %S/%s/%t as usual.
 # Features:       nvcc (real nvcc present), cuda-gpu (a GPU is visible),
-#                 cupti, redis, nginx, chromium.
+#                 cupti, redis, nginx, chromium, host-omp (gcc has <omp.h>).
 import os
 import shutil
 import subprocess
@@ -34,6 +34,7 @@ nvcc = os.path.join(config.cuda_root, "bin", "nvcc")
 config.substitutions.append(("%kbcc", os.path.join(config.kbcc_bin_dir, "kbcc")))
 config.substitutions.append(("%fake-nvcc", os.path.join(config.kbcc_src_root, "tests", "lit", "Inputs", "fake-nvcc")))
 config.substitutions.append(("%nvcc", nvcc))
+config.substitutions.append(("%cuda_root", config.cuda_root))
 config.substitutions.append(("%python", config.python))
 config.substitutions.append(("%cmake", config.cmake))
 config.substitutions.append(("%src_root", config.kbcc_src_root))
@@ -56,6 +57,20 @@ def has_gpu():
         return False
 
 
+def gcc_has_omp():
+    """GCC (nvcc's default host compiler) ships <omp.h> in its own include directory."""
+    gcc = shutil.which("gcc")
+    if not gcc:
+        return False
+    try:
+        out = subprocess.run([gcc, "-print-file-name=include/omp.h"], capture_output=True, text=True, timeout=20)
+        return out.returncode == 0 and os.path.isabs(out.stdout.strip()) and os.path.exists(out.stdout.strip())
+    except Exception:
+        return False
+
+
+if gcc_has_omp():
+    config.available_features.add("host-omp")
 if has_gpu():
     config.available_features.add("cuda-gpu")
 for tool, feature in (("redis-server", "redis"), ("nginx", "nginx"), ("chromium", "chromium")):

@@ -74,7 +74,7 @@ TEST(Extract, ClangOnlyErrorsAreToleratedAndMarkTheKernel) {
   auto x = extract_in_process(request("clang-rejects.cu", "sm_90"));
   ASSERT_TRUE(x) << x.error().message;
   EXPECT_GT(x->parse_errors, 0u);
-  EXPECT_EQ(find(*x, "barrier_kernel")->not_optimizable, kParseErrorInKernel);
+  EXPECT_EQ(find(*x, "host_call_kernel")->not_optimizable, kParseErrorInKernel);
   EXPECT_EQ(find(*x, "clean_kernel")->not_optimizable, "");
 }
 

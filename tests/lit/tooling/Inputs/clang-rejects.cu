@@ -1,12 +1,7 @@
-// nvcc accepts this unit; clang rejects the __shared__ barrier in `barrier_kernel`.
-#include <cuda/barrier>
+// nvcc accepts this unit; clang rejects the host function named (unevaluated)
+// in `host_call_kernel`.
+int host_only(int x) { return x + 1; }
 
-__global__ void barrier_kernel(int *out) {
-  __shared__ cuda::barrier<cuda::thread_scope_block> bar;
-  if (threadIdx.x == 0) init(&bar, blockDim.x);
-  __syncthreads();
-  bar.arrive_and_wait();
-  out[threadIdx.x] = 1;
-}
+__global__ void host_call_kernel(int *out) { out[threadIdx.x] = sizeof(host_only(1)); }
 
 __global__ void clean_kernel(int *out) { out[threadIdx.x] = 2; }
