@@ -6,6 +6,8 @@
 //   kbcc-gpu replay --capture M [--cubin V] [--calibrate] [--fuzz N --seed S --scale X] [--type P=T]...
 //   kbcc-gpu time   --capture M [--cubin V] [--runs o,v,o] [--warmup W] [--reps R] [--no-flush]
 //   kbcc-gpu launch --capture M [--cubin V] [--count N]      (for ncu / compute-sanitizer)
+// --reference R (any verb): R replaces the captured module as the original,
+// e.g. the kernel recompiled for this GPU when the capture comes from another arch.
 #include "gpu/analysis.h"
 #include "gpu/capture_format.h"
 #include "support/fs.h"
@@ -39,7 +41,7 @@ void check(CUresult r, const char *what) {
 }
 
 struct Args {
-  std::string verb, capture, cubin, runs = "o";
+  std::string verb, capture, cubin, reference, runs = "o";
   bool calibrate = false, flush = true;
   unsigned fuzz = 0, warmup = 5, reps = 50, count = 1;
   uint64_t seed = 1;
@@ -61,6 +63,8 @@ Args parse_args(int argc, char **argv) {
       a.capture = next();
     else if (k == "--cubin")
       a.cubin = next();
+    else if (k == "--reference")
+      a.reference = next();
     else if (k == "--calibrate")
       a.calibrate = true;
     else if (k == "--fuzz")
@@ -326,7 +330,7 @@ json do_replay(const Args &a) {
   size_t n = r.manifest().buffers.size();
   std::vector<double> noise(n, 0);
   try {
-    Module orig = r.load("");
+    Module orig = r.load(a.reference);
     bool deterministic = true;
     if (a.calibrate || a.fuzz) {
       auto o1 = r.run(orig, r.before());
@@ -378,7 +382,7 @@ json do_time(const Args &a) {
   std::vector<char> specs;
   for (char c : a.runs)
     if (c == 'o' || c == 'v') specs.push_back(c);
-  Module orig = r.load("");
+  Module orig = r.load(a.reference);
   Module var = a.cubin.empty() ? orig : r.load(a.cubin);
   // Pristine device copies of the inputs, restored before every timed launch.
   std::vector<CUdeviceptr> pristine(r.before().size());
@@ -427,7 +431,7 @@ json do_time(const Args &a) {
 
 json do_launch(const Args &a) {
   Replay r(a.capture, a.types);
-  Module m = r.load(a.cubin);
+  Module m = r.load(a.cubin.empty() ? a.reference : a.cubin);
   for (unsigned i = 0; i < a.count; ++i)
     r.run(m, r.before());
   return {{"kernel", r.manifest().kernel}, {"launched", a.count}};
