@@ -1,5 +1,7 @@
 #include "agent/gpu_evaluator.h"
 
+#include "agent/arch_captures.h"
+#include "agent/unit_source.h"
 #include "support/fs.h"
 #include "support/log.h"
 #include "support/process.h"
@@ -100,7 +102,10 @@ GpuEvaluator::~GpuEvaluator() {
   if (work_dir_ != "/tmp") remove_all(work_dir_);
 }
 
-Expected<std::string> GpuEvaluator::build(const KernelTask &task, const std::string &source) {
+Expected<std::string> GpuEvaluator::build(const KernelTask &original, const std::string &source) {
+  auto located = materialize_unit(original, o_.store, work_dir_); // the stored closure, else the checkout
+  if (!located) return located.error();
+  const KernelTask task = at_unit(original, *located);
   auto unit = substituted_unit(task, source);
   if (!unit) return unit.error();
   std::string stem = work_dir_ + "/c" + std::to_string(builds_++);
@@ -118,7 +123,9 @@ Expected<std::string> GpuEvaluator::build(const KernelTask &task, const std::str
   return stem + ".cubin";
 }
 
-Expected<std::vector<gpu::CaptureInfo>> GpuEvaluator::captures(const KernelTask &task) const {
+Expected<std::vector<gpu::CaptureInfo>> GpuEvaluator::captures(const KernelTask &task) {
+  std::string key = task.kernel.hash + "/" + task.arch;
+  if (auto it = usable_.find(key); it != usable_.end()) return it->second;
   std::vector<gpu::CaptureInfo> out;
   for (const std::string &id : task.captures) {
     auto c = gpu::find_capture(o_.captures_dir, id);
@@ -127,7 +134,12 @@ Expected<std::vector<gpu::CaptureInfo>> GpuEvaluator::captures(const KernelTask 
   }
   if (out.empty())
     return make_error("no replayable capture of " + task.kernel.qualified_name + " for " + task.arch, "no-captures");
-  return out;
+  gpu::ReplayOptions ro;
+  ro.runner = o_.runner;
+  auto build_baseline = [&] { return build(task, task.kernel.source); };
+  auto usable = usable_captures(task, std::move(out), build_baseline, ro);
+  if (!usable) return usable.error();
+  return usable_[key] = std::move(*usable);
 }
 
 Expected<Timing> GpuEvaluator::time_all(const std::vector<gpu::CaptureInfo> &caps, const std::string &cubin) {

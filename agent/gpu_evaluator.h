@@ -6,6 +6,12 @@
 #include "agent/evaluator.h"
 #include "gpu/harness.h"
 
+#include <map>
+
+namespace kbcc::cache {
+class Env;
+}
+
 namespace kbcc::agent {
 
 struct GpuEvaluatorOptions {
@@ -16,6 +22,7 @@ struct GpuEvaluatorOptions {
   bool memcheck = true; // compute-sanitizer memcheck on the first capture
   unsigned timing_reps = 50;
   bool profile = true;
+  cache::Env *store = nullptr; // holds the units' closures (agent/unit_source.h); null = the checkout
 };
 
 // The nvcc command that compiles `input` to `output` (a cubin for `arch`)
@@ -42,12 +49,14 @@ public:
 private:
   // Compiles; the cubin path, or the compiler's diagnostics as an Error with code "compile".
   Expected<std::string> build(const KernelTask &task, const std::string &source);
-  Expected<std::vector<gpu::CaptureInfo>> captures(const KernelTask &task) const;
+  // The captures usable on task.arch (agent/arch_captures.h), sorted once per task.
+  Expected<std::vector<gpu::CaptureInfo>> captures(const KernelTask &task);
   Expected<Timing> time_all(const std::vector<gpu::CaptureInfo> &captures, const std::string &cubin);
   Metrics profile(const gpu::CaptureInfo &capture, const std::string &cubin);
   GpuEvaluatorOptions o_;
   std::string work_dir_;
   int builds_ = 0;
+  std::map<std::string, std::vector<gpu::CaptureInfo>> usable_; // "<hash>/<arch>" -> captures()
 };
 
 } // namespace kbcc::agent
