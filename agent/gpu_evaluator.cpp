@@ -1,5 +1,7 @@
 #include "agent/gpu_evaluator.h"
 
+#include "agent/arch_captures.h"
+#include "agent/unit_source.h"
 #include "cache/variant.h"
 #include "gpu/capture_format.h"
 #include "support/fs.h"
@@ -217,7 +219,10 @@ GpuEvaluator::~GpuEvaluator() {
   if (work_dir_ != "/tmp") remove_all(work_dir_);
 }
 
-Expected<std::string> GpuEvaluator::build(const KernelTask &task, const std::string &source, int id) {
+Expected<std::string> GpuEvaluator::build(const KernelTask &original, const std::string &source, int id) {
+  auto located = materialize_unit(original, o_.store, work_dir_); // the stored closure, else the checkout
+  if (!located) return located.error();
+  const KernelTask task = at_unit(original, *located);
   auto unit = substituted_unit(task, source);
   if (!unit) return unit.error();
   std::string stem = work_dir_ + "/c" + std::to_string(id);
@@ -252,19 +257,32 @@ std::vector<Expected<std::string>> GpuEvaluator::build_all(const KernelTask &tas
 }
 
 Expected<std::vector<CaptureArgs>> GpuEvaluator::captures(const KernelTask &task) {
-  std::vector<CaptureArgs> out;
-  for (const std::string &id : task.captures) {
-    if (!args_.count(id)) {
+  std::string key = task.kernel.hash + "/" + task.arch;
+  if (!usable_.count(key)) {
+    std::vector<gpu::CaptureInfo> found;
+    for (const std::string &id : task.captures) {
       auto c = gpu::find_capture(o_.captures_dir, id);
       if (!c) return c.error();
-      auto a = read_args(*c, task.kernel.params);
-      if (!a) return a.error();
-      args_[id] = *a;
+      found.push_back(*c);
     }
-    out.push_back(*args_[id]);
+    if (found.empty())
+      return make_error("no replayable capture of " + task.kernel.qualified_name + " for " + task.arch, "no-captures");
+    gpu::ReplayOptions ro;
+    ro.runner = o_.runner;
+    auto usable = usable_captures(task, std::move(found), [&] { return original(task); }, ro);
+    if (!usable) return usable.error();
+    usable_[key] = std::move(*usable);
   }
-  if (out.empty())
-    return make_error("no replayable capture of " + task.kernel.qualified_name + " for " + task.arch, "no-captures");
+  std::vector<CaptureArgs> out;
+  for (const gpu::CaptureInfo &c : usable_[key]) {
+    if (!args_.count(c.id)) {
+      auto a = read_args(c, task.kernel.params);
+      if (!a) return a.error();
+      args_[c.id] = *a;
+    }
+    out.push_back(*args_[c.id]);
+    out.back().info = c; // with its reference, when it needs one
+  }
   return out;
 }
 
@@ -297,6 +315,7 @@ Expected<Measurement> GpuEvaluator::baseline(const KernelTask &task) {
   for (const CaptureArgs &c : *caps) {
     gpu::TimeRequest q;
     q.candidate = *cubin;
+    q.reference = c.info.reference;
     q.reps = o_.timing_reps;
     auto t = session_.time(c.info, q);
     if (!t) return t.error();
@@ -340,7 +359,7 @@ Expected<Evaluation> GpuEvaluator::judge(const KernelTask &task, const Candidate
     }
     gpu::CheckRequest q;
     q.candidate = cubin;
-    q.reference = c.info.arch == task.arch ? "" : original_cubin_;
+    q.reference = c.info.reference;
     q.shape = *shape;
     q.fuzz_rounds = o_.fuzz_rounds;
     q.types = types;
@@ -371,6 +390,7 @@ Expected<Evaluation> GpuEvaluator::judge(const KernelTask &task, const Candidate
     ++e.captures_checked;
     gpu::TimeRequest tq;
     tq.candidate = cubin;
+    tq.reference = c.info.reference;
     tq.shape = *shape;
     tq.reps = o_.timing_reps;
     auto t = session_.time(c.info, tq);

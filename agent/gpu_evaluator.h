@@ -12,6 +12,12 @@
 #include <map>
 #include <optional>
 
+#include <map>
+
+namespace kbcc::cache {
+class Env;
+}
+
 namespace kbcc::agent {
 
 struct GpuEvaluatorOptions {
@@ -23,6 +29,7 @@ struct GpuEvaluatorOptions {
   unsigned timing_reps = 20;
   bool profile = true;
   unsigned compile_jobs = 0; // parallel compiles; 0 = the machine's cores
+  cache::Env *store = nullptr; // holds the units' closures (agent/unit_source.h); null = the checkout
 };
 
 // The nvcc command that compiles `input` to `output` (a cubin for `arch`)
@@ -70,6 +77,7 @@ private:
   std::map<std::string, double> baseline_us_;  // per capture id
   std::optional<Metrics> baseline_metrics_;     // profiled once per task
   std::map<std::string, std::shared_ptr<CaptureArgs>> args_; // per capture id
+  std::map<std::string, std::vector<gpu::CaptureInfo>> usable_; // "<hash>/<arch>": the captures usable here
 };
 
 } // namespace kbcc::agent

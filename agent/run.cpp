@@ -14,8 +14,10 @@
 #include "support/log.h"
 #include "support/process.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iomanip>
+#include <map>
 #include <unistd.h>
 
 namespace kbcc::agent {
@@ -28,11 +30,28 @@ bool matches(const kb::RegistryEntry &e, const std::string &filter) {
   return false;
 }
 
-bool capture_of(const gpu::CaptureInfo &c, const kb::RegistryEntry &e) {
-  if (!c.kernel_hash.empty()) return c.kernel_hash == e.hash;
-  for (const auto &m : e.mangled_names)
-    if (m == c.kernel) return true;
-  return false;
+bool has_name(const kb::RegistryEntry &e, const std::string &mangled) {
+  return std::find(e.mangled_names.begin(), e.mangled_names.end(), mangled) != e.mangled_names.end();
+}
+
+// Whether capture `c` records kernel `e`: by its registry hash, or by the
+// hash of the same definition built for another arch or with other flags
+// (its captures serve `e` when `e`'s own build reproduces them, see
+// agent/arch_captures.h), or by device name when it has no hash.
+bool capture_of(const gpu::CaptureInfo &c, const kb::RegistryEntry &e,
+                const std::map<std::string, const kb::RegistryEntry *> &by_hash) {
+  if (c.kernel_hash == e.hash) return true;
+  if (c.kernel_hash.empty()) return has_name(e, c.kernel);
+  auto it = by_hash.find(c.kernel_hash);
+  return it != by_hash.end() && it->second->source == e.source && has_name(*it->second, c.kernel) &&
+         has_name(e, c.kernel);
+}
+
+// Whether a build compiled `e` for `arch` (its hash is the one a build for
+// `arch` looks its variant up under); an entry without archs counts as built
+// for every arch.
+bool built_for(const kb::RegistryEntry &e, const std::string &arch) {
+  return e.archs.empty() || std::find(e.archs.begin(), e.archs.end(), arch) != e.archs.end();
 }
 
 std::string trajectory_id(const TrajectoryRecord &t, const RunContext &ctx) {
@@ -69,12 +88,15 @@ void print_row(std::ostream &out, const KernelTask &t, const KernelResult &r) {
 std::vector<KernelTask> collect_tasks(const std::vector<kb::RegistryEntry> &entries,
                                       const std::vector<gpu::CaptureInfo> &captures, const std::string &arch,
                                       const std::string &filter) {
+  std::map<std::string, const kb::RegistryEntry *> by_hash;
+  for (const auto &e : entries)
+    by_hash[e.hash] = &e;
   std::vector<KernelTask> out;
   for (const auto &e : entries) {
-    if (!matches(e, filter) || !e.not_optimizable.empty()) continue;
+    if (!matches(e, filter) || !e.not_optimizable.empty() || !built_for(e, arch)) continue;
     KernelTask t;
-    for (const auto &c : captures) {
-      if (!c.replayable || c.arch != arch || !capture_of(c, e)) continue;
+    for (const auto &c : captures) { // recorded on any arch: captures are inputs
+      if (!c.replayable || !capture_of(c, e, by_hash)) continue;
       t.captures.push_back(c.id);
       launch::Launch l;
       l.grid[0] = c.grid.x, l.grid[1] = c.grid.y, l.grid[2] = c.grid.z;
@@ -95,6 +117,7 @@ std::vector<KernelTask> collect_tasks(const std::vector<kb::RegistryEntry> &entr
     t.tu_path = e.tu_path;
     t.compile_command = e.compile_command;
     t.working_dir = e.working_dir;
+    t.closure = e.closure;
     out.push_back(std::move(t));
   }
   return out;
@@ -132,6 +155,8 @@ kb::Trajectory store_trajectory(const TrajectoryRecord &t, const Measurement &ba
     ks.tokens_out = static_cast<uint64_t>(s.usage.output_tokens);
     ks.gpu_seconds = s.gpu_seconds;
     ks.wall_seconds = s.wall_seconds;
+    ks.candidates = static_cast<uint32_t>(std::max(1, s.candidates));
+    ks.params = nlohmann::json(s.params);
     ks.metrics = nlohmann::json(s.metrics);
     k.steps.push_back(std::move(ks));
   }
@@ -178,8 +203,7 @@ Expected<std::vector<std::string>> optimizable_kernels(const Config &config, con
   if (!env) return env.error();
   auto entries = kb::Registry(**env).list();
   if (!entries) return entries.error();
-  gpu::CaptureFilter filter;
-  filter.arch = arch;
+  gpu::CaptureFilter filter; // every arch: a capture from any GPU serves any other
   filter.replayable_only = true;
   auto caps = gpu::list_captures(config.dir() + "/captures", filter);
   if (!caps) return caps.error();
@@ -271,8 +295,7 @@ Expected<std::vector<KernelTask>> load_tasks(const Config &config, Stores &store
                                              const std::string &filter) {
   auto entries = stores.registry.list();
   if (!entries) return entries.error();
-  gpu::CaptureFilter cf;
-  cf.arch = arch;
+  gpu::CaptureFilter cf; // every arch: a capture from any GPU serves any other
   cf.replayable_only = true;
   auto caps = gpu::list_captures(config.dir() + "/captures", cf);
   if (!caps) return caps.error();
@@ -322,7 +345,9 @@ int run_optimize(const Config &config, const RunRequest &req, std::ostream &out,
   }
   KbPolicy policy(*loaded, &stores.policy, *contributor);
   CombinedLowerer lowerer(llm.get());
-  GpuEvaluator evaluator(GpuEvaluatorOptions{config.dir() + "/captures", real_nvcc(config), runner});
+  GpuEvaluatorOptions eo{config.dir() + "/captures", real_nvcc(config), runner};
+  eo.store = env->get(); // units compile from their stored closures
+  GpuEvaluator evaluator(eo);
   ProgressBar bar(isatty(2));
   Budget budget;
   long done = 0, total = static_cast<long>(tasks->size()) * req.loop.trajectories * req.loop.depth;

@@ -31,11 +31,13 @@ struct RunRequest {
 };
 
 // Registry hashes of the kernels `kbcc optimize` would work on for `arch`
-// (replayable captures on that arch), for work queues.
+// (built for `arch`, with replayable captures from any arch), for work queues.
 Expected<std::vector<std::string>> optimizable_kernels(const Config &config, const std::string &arch);
 
-// Tasks for the registry entries that have replayable captures on `arch`
-// (matched by kernel hash or mangled name) and match `filter`.
+// Tasks for `arch`: the registry entries built for it (or without archs)
+// that match `filter` and have replayable captures recorded on any arch,
+// matched by kernel hash, by the hash of the same definition built for
+// another arch, or by mangled name when a capture has no hash.
 std::vector<KernelTask> collect_tasks(const std::vector<kb::RegistryEntry> &entries,
                                       const std::vector<gpu::CaptureInfo> &captures, const std::string &arch,
                                       const std::string &filter);

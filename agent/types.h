@@ -33,6 +33,9 @@ struct KernelTask {
   std::string tu_path;
   std::vector<std::string> compile_command;
   std::string working_dir;
+  // The unit's stored closure (kb/closure.h), which candidates compile from
+  // when the store holds it (agent/unit_source.h); empty = the checkout.
+  std::string closure;
 };
 
 // A candidate replacement of the kernel definition. A launch-changing

@@ -53,14 +53,17 @@ void build_lines(const NothingInputs &in, std::vector<std::string> &out) {
 std::string entry_line(const NothingInputs &in, const kb::RegistryEntry &e) {
   std::string who = e.qualified_name + " (" + e.hash.substr(0, 12) + ")";
   if (!e.not_optimizable.empty()) return who + ": not optimizable (" + e.not_optimizable + ")";
-  std::map<std::string, unsigned> other_archs, not_replayable;
+  if (std::find(e.archs.begin(), e.archs.end(), in.arch) == e.archs.end()) {
+    std::map<std::string, unsigned> built;
+    for (const std::string &a : e.archs)
+      built[a]++;
+    return who + ": not built for " + in.arch + " (built for " + join(built) + "); add " + in.arch +
+           " to the archs of its build (captures made on any arch serve it)";
+  }
+  std::map<std::string, unsigned> not_replayable;
   unsigned here = 0, replayable_here = 0;
   for (const gpu::CaptureInfo &c : in.captures) {
     if (!capture_of(c, e)) continue;
-    if (c.arch != in.arch) {
-      other_archs[c.arch]++;
-      continue;
-    }
     ++here;
     if (c.replayable)
       ++replayable_here;
@@ -69,8 +72,7 @@ std::string entry_line(const NothingInputs &in, const kb::RegistryEntry &e) {
   }
   if (replayable_here > 0) return "";
   if (here > 0)
-    return who + ": " + std::to_string(here) + " capture(s) on " + in.arch + ", none replayable (" +
-           join(not_replayable) + ")";
+    return who + ": " + std::to_string(here) + " capture(s), none replayable (" + join(not_replayable) + ")";
   for (const std::string &m : e.mangled_names) {
     auto t = in.sessions.find(m);
     if (t == in.sessions.end() || t->second.skipped_cap == 0 || t->second.captured > 0) continue;
@@ -78,9 +80,6 @@ std::string entry_line(const NothingInputs &in, const kb::RegistryEntry &e) {
            gpu::size_flag_value(t->second.smallest_capped) + "); capture again with --max-total " +
            gpu::size_flag_value(t->second.cap_needed);
   }
-  if (!other_archs.empty())
-    return who + ": captured on " + join(other_archs) + " only; variants for " + in.arch +
-           " are validated on captures made on a " + in.arch + " GPU (run kbcc capture there)";
   return who + ": never captured (run `kbcc capture -- <program>` with a program that launches it)";
 }
 

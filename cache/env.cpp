@@ -23,8 +23,8 @@ constexpr uint64_t kDefaultMaxSize = 5ull << 30;
 constexpr char kAccessSep = '\x1f';
 
 const std::vector<std::string> &standard_tables() {
-  static const std::vector<std::string> t = {kMetaTable,   kVariantTable,    kRegistryTable,
-                                             kPolicyTable, kTrajectoryTable, kAccessTable};
+  static const std::vector<std::string> t = {kMetaTable,       kVariantTable, kRegistryTable, kPolicyTable,
+                                             kTrajectoryTable, kAccessTable,  kClosureTable,  kClosureFileTable};
   return t;
 }
 
@@ -162,6 +162,9 @@ Status Env::open_tables(const std::vector<std::string> &tables) {
     for (const auto &name : tables) {
       MDB_dbi d;
       rc = mdb_dbi_open(t, name.c_str(), create ? MDB_CREATE : 0, &d);
+      // A read-only open of a store written before a table existed: that
+      // table is absent (reading it is an error naming it), the rest is usable.
+      if (rc == MDB_NOTFOUND && read_only_ && name != kMetaTable) continue;
       if (rc == MDB_NOTFOUND) {
         missing = true;
         break;

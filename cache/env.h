@@ -34,6 +34,8 @@ inline constexpr const char *kRegistryTable = "registry";       // "<kernel hash
 inline constexpr const char *kPolicyTable = "kb";               // "policy" -> KB policy JSON
 inline constexpr const char *kTrajectoryTable = "trajectories"; // "<trajectory id>" -> Trajectory JSON
 inline constexpr const char *kAccessTable = "access"; // "<table>\x1f<key>" -> last use (unix seconds), for LRU eviction
+inline constexpr const char *kClosureTable = "closures";          // "<closure id>" -> unit closure JSON (kb/closure.h)
+inline constexpr const char *kClosureFileTable = "closure-files"; // "<content hash>" -> one file of a closure
 
 // Error codes returned by this module (stable: statistics count them).
 inline constexpr const char *kErrCorrupt = "store-corrupt";      // not an LMDB store / damaged pages

@@ -3,16 +3,20 @@
 //     variants are used; nothing is recorded or fetched.
 //   otherwise: the local variant cache, then (on a miss, within
 //     remote_timeout) a trusted variant from the remote store, which is kept
-//     locally; every kernel is recorded in the registry.
+//     locally; every kernel is recorded in the registry with its unit's
+//     closure (kb/closure.h: the user files the parse opened), so the unit
+//     compiles without the checkout.
 #include "cache/env.h"
 #include "cache/stats.h"
 #include "cache/variant.h"
 #include "driver/stages.h"
+#include "kb/closure.h"
 #include "kb/registry.h"
 #include "kb/snapshot.h"
 #include "remote/variants.h"
 #include "support/config.h"
 #include "support/log.h"
+#include "tooling/toolchain.h"
 
 #include <filesystem>
 #include <map>
@@ -72,11 +76,15 @@ public:
         if (!slot.first) slot.first = &k;
         slot.second.insert(ex.arch);
       }
+    if (seen.empty()) return;
+    std::string closure = record_closure(unit, per_arch);
     std::vector<kb::RegistryEntry> entries;
     int64_t now = cache::now_seconds();
-    for (const auto &[hash, s] : seen)
+    for (const auto &[hash, s] : seen) {
       entries.push_back(kb::entry_from_kernel(*s.first, {s.second.begin(), s.second.end()}, unit.source_abs,
                                               unit.nvcc_argv, unit.working_dir, unit.toolchain, now));
+      entries.back().closure = closure;
+    }
     if (auto st = kb::Registry(*env_).upsert(entries); !st) {
       log_line("registry not updated for " + unit.source + ": " + st.error().message);
       count(config_, "registry-error:" + st.error().code);
@@ -84,6 +92,25 @@ public:
   }
 
 private:
+  // Stores the unit's closure; its id, or "" when closures are off or it
+  // could not be stored (one log line; the registry entry keeps the checkout).
+  std::string record_closure(const CompileUnit &unit, const std::vector<tooling::Extraction> &per_arch) {
+    uint64_t cap = config_.get_size("closure_max_size");
+    if (cap == 0 || unit.nvcc_argv.empty()) return "";
+    kb::CompileInputs in;
+    in.unit = unit.source_abs.empty() ? unit.source : unit.source_abs;
+    in.working_dir = unit.working_dir.empty() ? std::filesystem::current_path().string() : unit.working_dir;
+    in.command = unit.nvcc_argv;
+    for (const auto &ex : per_arch)
+      in.included_files.insert(in.included_files.end(), ex.included_files.begin(), ex.included_files.end());
+    in.toolchain = kb::toolchain_dirs(tooling::cuda_root_of(unit.nvcc_argv[0]), config_.dir());
+    auto id = kb::ClosureStore(*env_, cap).record(in);
+    if (id) return *id;
+    log_line("unit closure not recorded for " + unit.source + ": " + id.error().message);
+    count(config_, "closure-error:" + id.error().code);
+    return "";
+  }
+
   Config config_;
   std::unique_ptr<cache::Env> env_;
 };

@@ -64,6 +64,10 @@ Expected<json> run_runner(const RunnerOptions &o, std::vector<std::string> args)
 std::vector<std::string> capture_args(const CaptureInfo &c, const std::string &cubin,
                                       const std::map<unsigned, ElementType> &types) {
   std::vector<std::string> a = {"--capture", c.manifest};
+  if (!c.reference.empty()) {
+    a.push_back("--reference");
+    a.push_back(fs::absolute(c.reference).string());
+  }
   if (!cubin.empty()) {
     a.push_back("--cubin");
     a.push_back(fs::absolute(cubin).string());

@@ -52,6 +52,11 @@ struct CaptureInfo {
   std::string not_replayable_reason; // e.g. "pointers-in-buffers", "module-globals"
   std::string command;               // the captured program's command line
   std::string created;               // ISO-8601 UTC
+  // Set by the caller, not stored: a cubin that replaces the captured module
+  // as the original (the reference of calibration and fuzzing, the "o" of
+  // timing, what an empty cubin launches). For a capture recorded on another
+  // arch, whose module cannot run here: the original recompiled for this GPU.
+  std::string reference;
 };
 
 // Which captures list_captures() returns; empty fields match everything.

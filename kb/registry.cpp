@@ -42,6 +42,7 @@ json to_json(const RegistryEntry &e) {
           {"tu_path", e.tu_path},
           {"compile_command", e.compile_command},
           {"working_dir", e.working_dir},
+          {"closure", e.closure},
           {"toolchain", e.toolchain},
           {"archs", e.archs},
           {"not_optimizable", e.not_optimizable},
@@ -57,6 +58,7 @@ Expected<RegistryEntry> registry_entry_from_json(const json &j, const std::strin
   f.str("hash", e.hash, true).str("qualified_name", e.qualified_name).strings("mangled_names", e.mangled_names);
   f.str("source", e.source).str("dependencies", e.dependencies).str("file", e.file).u32("line", line);
   f.str("tu_path", e.tu_path).strings("compile_command", e.compile_command).str("working_dir", e.working_dir);
+  f.str("closure", e.closure);
   f.str("toolchain", e.toolchain).strings("archs", e.archs).str("not_optimizable", e.not_optimizable);
   f.i64("first_seen", e.first_seen).i64("last_seen", e.last_seen).u64("build_count", e.build_count);
   if (!f.ok()) return f.error();
@@ -105,6 +107,7 @@ RegistryEntry fold_entry(const RegistryEntry &existing, const RegistryEntry &see
   e.first_seen = std::min(existing.first_seen, seen.first_seen);
   e.last_seen = std::max(existing.last_seen, seen.last_seen);
   e.build_count = existing.build_count + seen.build_count;
+  if (e.closure.empty()) e.closure = existing.closure;
   return e;
 }
 

@@ -26,6 +26,7 @@ struct RegistryEntry {
   std::string tu_path;                      // translation unit last compiled with it (absolute)
   std::vector<std::string> compile_command; // that compile's nvcc argv
   std::string working_dir;                  // that compile's working directory
+  std::string closure;                      // id of that unit's stored closure (kb/closure.h); empty = none
   std::string toolchain;                    // nvcc version text
   std::vector<std::string> archs;           // every arch it was compiled for (sorted, unique)
   std::string not_optimizable;              // reason code, empty when a variant may replace it
@@ -43,8 +44,9 @@ RegistryEntry entry_from_kernel(const tooling::Kernel &kernel, const std::vector
                                 const std::string &tu_path, const std::vector<std::string> &compile_command,
                                 const std::string &working_dir, const std::string &toolchain, int64_t now);
 
-// Folds `seen` into `existing`: names, source and compile command from
-// `seen`, archs united, first_seen min, last_seen max, build counts added.
+// Folds `seen` into `existing`: names, source, compile command and closure
+// from `seen` (the existing closure when `seen` has none), archs united,
+// first_seen min, last_seen max, build counts added.
 RegistryEntry fold_entry(const RegistryEntry &existing, const RegistryEntry &seen);
 
 class Registry {

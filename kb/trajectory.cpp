@@ -27,6 +27,8 @@ json step_to_json(const TrajectoryStep &s) {
           {"tokens_out", s.tokens_out},
           {"gpu_seconds", s.gpu_seconds},
           {"wall_seconds", s.wall_seconds},
+          {"candidates", s.candidates},
+          {"params", s.params},
           {"candidate_id", s.candidate_id},
           {"metrics", s.metrics}};
 }
@@ -39,7 +41,9 @@ Expected<TrajectoryStep> step_from_json(const json &j, const std::string &origin
   f.num("speedup", s.speedup).num("candidate_median_us", s.candidate_median_us).str("next_state", s.next_state);
   f.str("failure", s.failure).u64("tokens_in", s.tokens_in).u64("tokens_out", s.tokens_out);
   f.num("gpu_seconds", s.gpu_seconds).num("wall_seconds", s.wall_seconds).str("candidate_id", s.candidate_id);
+  f.u32("candidates", s.candidates);
   s.metrics = f.object("metrics");
+  s.params = f.object("params");
   if (!f.ok()) return f.error();
   return s;
 }

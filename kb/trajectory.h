@@ -29,6 +29,8 @@ struct TrajectoryStep {
   uint64_t tokens_out = 0;
   double gpu_seconds = 0; // GPU time spent validating and timing
   double wall_seconds = 0;
+  uint32_t candidates = 1; // candidates evaluated (parameter settings of a mechanical step, LLM repairs)
+  nlohmann::json params = nlohmann::json::object(); // the transform parameters of the step's best candidate
   std::string candidate_id;                          // VariantRecord::id() of the candidate, if any
   nlohmann::json metrics = nlohmann::json::object(); // profiler metrics of the candidate
 };

@@ -205,6 +205,8 @@ Expected<SyncReport> push(Store &store, cache::Env &env, const SyncOptions &o) {
   SyncReport report;
   if (o.variants)
     if (auto s = push_variants(store, env, o, report); !s) return s.error();
+  if (o.registry && o.closures && o.closure_max_size > 0) // closures first: an entry's closure is there when it is
+    if (auto s = push_closures(store, env, o, report); !s) return s.error();
   if (o.registry)
     if (auto s = push_registry(store, env, report); !s) return s.error();
   if (o.kb)
@@ -220,11 +222,35 @@ Expected<SyncReport> pull(Store &store, cache::Env &env, const SyncOptions &o) {
     if (auto s = pull_variants(store, env, o, report); !s) return s.error();
   if (o.registry)
     if (auto s = pull_registry(store, env, report); !s) return s.error();
+  if (o.registry && o.closures && o.closure_max_size > 0)
+    if (auto s = pull_closures(store, env, o, report); !s) return s.error();
   if (o.kb)
     if (auto s = pull_kb(store, env, report); !s) return s.error();
   if (o.captures && o.capture_max_size > 0)
     if (auto s = pull_captures(store, o, report); !s) return s.error();
   return report;
+}
+
+namespace {
+
+std::string count(uint64_t n, const char *what) { return std::to_string(n) + " " + what; }
+
+} // namespace
+
+std::string push_summary(const SyncReport &r) {
+  return "pushed: " + count(r.variants_pushed, "variant(s), ") +
+         count(r.registry_pushed, r.registry_pushed == 1 ? "registry entry, " : "registry entries, ") +
+         count(r.kb_pushed, "KB contribution(s), ") + count(r.captures_pushed, "capture file(s), ") +
+         count(r.closures_pushed, "closure(s)");
+}
+
+std::string pull_summary(const SyncReport &r) {
+  return "pulled: " + count(r.variants_trusted, "trusted variant(s), ") +
+         count(r.variants_pinned, "pinned variant(s), ") + count(r.candidates, "candidate(s) for re-validation, ") +
+         count(r.rejected, "rejected, ") +
+         count(r.registry_added, r.registry_added == 1 ? "new registry entry, " : "new registry entries, ") +
+         count(r.kb_merged, "KB contribution(s) merged, ") + count(r.captures_pulled, "capture file(s), ") +
+         count(r.closures_pulled, "closure(s)");
 }
 
 Expected<std::vector<cache::VariantRecord>> list_candidates(cache::Env &env) {

@@ -21,6 +21,8 @@ const std::vector<ConfigKey> &config_keys() {
       {"parse_timeout", "KBCC_PARSE_TIMEOUT", "120", "seconds before kernel extraction is abandoned (nvcc runs unchanged)"},
       {"max_size", "KBCC_MAX_SIZE", "5G", "size limit of the LMDB store; least recently used entries are evicted"},
       {"capture_max_size", "KBCC_CAPTURE_MAX_SIZE", "1G", "size limit of $KBCC_DIR/captures"},
+      {"closure_max_size", "KBCC_CLOSURE_MAX_SIZE", "256M",
+       "size limit of the unit closures (user files of recorded units) in the store; 0 = none are kept"},
       {"snapshot", "KBCC_SNAPSHOT", "", "pin the build to this snapshot file (else kbcc.lock lookup, see docs)"},
       {"strict", "KBCC_STRICT", "false", "fail the build (instead of falling back to nvcc) when a pinned snapshot is bad"},
       {"llm_api", "KBCC_LLM_API", "", "LLM protocol for the optimizer: openai or anthropic; empty = no LLM"},
@@ -38,6 +40,8 @@ const std::vector<ConfigKey> &config_keys() {
       {"contributor", "KBCC_CONTRIBUTOR", "", "contributor id for KB evidence (default: a random id stored in the KB)"},
       {"remote_capture_max_size", "KBCC_REMOTE_CAPTURE_MAX_SIZE", "0",
        "bytes of captures kbcc kb push/pull --captures transfers at most; 0 = captures are not shared"},
+      {"remote_closure_max_size", "KBCC_REMOTE_CLOSURE_MAX_SIZE", "64M",
+       "bytes of unit closure files one kbcc kb push/pull transfers at most; 0 = closures are not shared"},
   };
   return keys;
 }

@@ -28,7 +28,7 @@ nvcc=${KBCC_NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 modes=${BENCH_MODES:-seed empty}
 if [[ $# -gt 0 ]]; then apps=("$@"); else
   apps=()
-  for f in "$here"/apps/*.cu; do apps+=("$(basename "$f" .cu)"); done
+  for f in "$here"/apps/*.cu "$here"/extra/*.cu; do apps+=("$(basename "$f" .cu)"); done
 fi
 
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
@@ -55,7 +55,9 @@ opt_args=(--seed "${BENCH_SEED:-1}" --trajectories "${BENCH_TRAJECTORIES:-4}" --
 read -r -a extra_args <<<"${BENCH_OPTIMIZE_ARGS:-}"
 opt_args+=("${extra_args[@]}")
 
-compile() { "$kbcc" -arch="$arch" -O3 -std=c++17 -I"$here/apps" "$here/apps/$1.cu" -o "$2"; }
+# apps/ holds the suite, extra/ kernels no transform was written against.
+source_of() { if [[ -f $here/apps/$1.cu ]]; then echo "$here/apps/$1.cu"; else echo "$here/extra/$1.cu"; fi; }
+compile() { "$kbcc" -arch="$arch" -O3 -std=c++17 -I"$here/apps" "$(source_of "$1")" -o "$2"; }
 
 run_one() { # mode app
   local mode=$1 app=$2 dir=$work/$1/$2

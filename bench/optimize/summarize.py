@@ -64,12 +64,14 @@ def attempts_to_threshold(report):
 
 
 def gpu_seconds_per_candidate(report):
+    """GPU seconds of the evaluated steps over the candidates they evaluated."""
     if report is None:
         return None, 0
     steps = [s for s in steps_in_order(report) if s.get("compiled")]
-    if not steps:
+    candidates = sum(s.get("candidates", 1) for s in steps)
+    if not candidates:
         return None, 0
-    return sum(s.get("gpu_seconds", 0) for s in steps) / len(steps), len(steps)
+    return sum(s.get("gpu_seconds", 0) for s in steps) / candidates, candidates
 
 
 def best_variant_speedup(report):
@@ -89,37 +91,55 @@ def fmt(value, spec, missing="–"):
     return missing if value is None else format(value, spec)
 
 
+def app_row(work, app, peak_bw, peak_flops):
+    """One table row of `app` and its speedup when its results are correct."""
+    seed_dir = os.path.join(work, "seed", app)
+    empty_dir = os.path.join(work, "empty", app)
+    before, after = read_result(os.path.join(seed_dir, "before.txt")), read_result(os.path.join(seed_dir, "after.txt"))
+    report = load_report(os.path.join(seed_dir, "report.json"))
+    empty_report = load_report(os.path.join(empty_dir, "report.json"))
+    correct = bool(before and after and before["ok"] == "1" and after["ok"] == "1")
+    speedup = None
+    if before and after and float(after["ms"]) > 0:
+        speedup = float(before["ms"]) / float(after["ms"])
+    per_cand, evaluated = gpu_seconds_per_candidate(report)
+    empty_attempts = attempts_to_threshold(empty_report) if os.path.isdir(empty_dir) else None
+    row = (f"| {app} | {fmt(before and float(before['ms']), '.4f')} | {fmt(after and float(after['ms']), '.4f')} | "
+           f"{fmt(speedup, '.2f')}{'×' if speedup else ''} | {fmt(best_variant_speedup(report), '.2f')} | "
+           f"{fmt(roofline_fraction(before, peak_bw, peak_flops), '.1%')} → "
+           f"{fmt(roofline_fraction(after, peak_bw, peak_flops), '.1%')} | {evaluated} | {fmt(per_cand, '.2f')} | "
+           f"{fmt(attempts_to_threshold(report), 'd', 'not reached')} | "
+           f"{fmt(empty_attempts, 'd', 'not reached' if os.path.isdir(empty_dir) else 'not run')} | "
+           f"{'yes' if correct else 'NO'} |")
+    return row, speedup if correct else None
+
+
+def print_table(title, rows, speedups):
+    print(f"\n## {title}\n")
+    print("| kernel | baseline ms | after ms | speedup | variant | roofline before → after | candidates | "
+          "GPU s / candidate | attempts ≥1.1× (seed KB) | attempts ≥1.1× (empty KB) | results correct |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("\n".join(rows))
+    geomean = math.exp(sum(math.log(s) for s in speedups) / len(speedups)) if speedups else None
+    print(f"\n**Geomean speedup over {len(speedups)} kernels with correct results: "
+          f"{fmt(geomean, '.3f')}{'×' if geomean else ''}**")
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     out = sys.argv[1]
     gpu, peak_bw, peak_flops = read_peak(out)
     work = os.path.join(out, "work")
+    here = os.path.dirname(os.path.abspath(__file__))
     apps = sorted(os.listdir(os.path.join(work, "seed"))) if os.path.isdir(os.path.join(work, "seed")) else []
-    rows, speedups = [], []
+    groups = {"suite": ([], []), "extra": ([], [])}
     for app in apps:
-        seed_dir = os.path.join(work, "seed", app)
-        empty_dir = os.path.join(work, "empty", app)
-        before, after = read_result(os.path.join(seed_dir, "before.txt")), read_result(os.path.join(seed_dir, "after.txt"))
-        report = load_report(os.path.join(seed_dir, "report.json"))
-        empty_report = load_report(os.path.join(empty_dir, "report.json"))
-        correct = bool(before and after and before["ok"] == "1" and after["ok"] == "1")
-        speedup = None
-        if before and after and float(after["ms"]) > 0:
-            speedup = float(before["ms"]) / float(after["ms"])
-            if correct:
-                speedups.append(speedup)
-        per_cand, evaluated = gpu_seconds_per_candidate(report)
-        ok = "yes" if correct else "NO"
-        empty_attempts = attempts_to_threshold(empty_report) if os.path.isdir(empty_dir) else None
-        rows.append(
-            f"| {app} | {fmt(before and float(before['ms']), '.4f')} | {fmt(after and float(after['ms']), '.4f')} | "
-            f"{fmt(speedup, '.2f')}{'×' if speedup else ''} | {fmt(best_variant_speedup(report), '.2f')} | "
-            f"{fmt(roofline_fraction(before, peak_bw, peak_flops), '.1%')} → "
-            f"{fmt(roofline_fraction(after, peak_bw, peak_flops), '.1%')} | {evaluated} | {fmt(per_cand, '.2f')} | "
-            f"{fmt(attempts_to_threshold(report), 'd', 'not reached')} | "
-            f"{fmt(empty_attempts, 'd', 'not reached' if os.path.isdir(empty_dir) else 'not run')} | {ok} |")
-    geomean = math.exp(sum(math.log(s) for s in speedups) / len(speedups)) if speedups else None
+        group = "extra" if os.path.exists(os.path.join(here, "extra", app + ".cu")) else "suite"
+        row, speedup = app_row(work, app, peak_bw, peak_flops)
+        groups[group][0].append(row)
+        if speedup:
+            groups[group][1].append(speedup)
     print(f"# kbcc optimize on naive kernels\n")
     print(f"- GPU: {gpu}; measured ceilings: copy {peak_bw / 1e9:.0f} GB/s, FMA {peak_flops / 1e9:.0f} GFLOP/s "
           "(bench/optimize/peak/peak.cu).")
@@ -127,15 +147,15 @@ def main():
           "with kbcc; 'variant' is the stored variant's own timing evidence.")
     print("- roofline: achieved / attainable = max(flop rate / FMA ceiling, necessary DRAM bytes rate / copy "
           "ceiling), from each app's declared flops and bytes.")
+    print("- candidates: kernels compiled, validated and timed (a mechanical step evaluates several parameter "
+          "settings); GPU s / candidate: the runner's time over them (compiles run on the CPU, in parallel).")
     print(f"- attempts: optimization steps, in trajectory order, up to the first validated one ≥ {THRESHOLD}× "
           "(seed KB: the shipped KB; empty KB: the same techniques with all evidence, insights, priors and "
-          "orderings removed).\n")
-    print("| kernel | baseline ms | after ms | speedup | variant | roofline before → after | candidates | "
-          "GPU s / candidate | attempts ≥1.1× (seed KB) | attempts ≥1.1× (empty KB) | results correct |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    print("\n".join(rows))
-    print(f"\n**Geomean speedup over {len(speedups)} kernels with correct results: "
-          f"{fmt(geomean, '.3f')}{'×' if geomean else ''}**")
+          "orderings removed).")
+    if groups["suite"][0]:
+        print_table("The suite (bench/optimize/apps)", *groups["suite"])
+    if groups["extra"][0]:
+        print_table("Kernels no transform was written against (bench/optimize/extra)", *groups["extra"])
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@
 #include "cache/variant.h"
 #include "driver/command.h"
 #include "driver/commands/cli.h"
+#include "kb/closure.h"
 #include "kb/registry.h"
 #include "kb/trajectory.h"
 #include "support/config.h"
@@ -20,7 +21,8 @@ using nlohmann::json;
 constexpr const char *kUsage =
     "Usage: kbcc cache list [--arch ARCH] [--registry | --trajectories] [--json]\n"
     "       kbcc cache show HASH [ARCH]\n"
-    "       kbcc cache clear [--registry | --trajectories | --all]\n"
+    "       kbcc cache closure ID\n"
+    "       kbcc cache clear [--registry | --trajectories | --closures | --all]\n"
     "       kbcc cache import-variant FILE.json [--replace]\n"
     "       kbcc cache import-registry FILE.json\n\n"
     "The LMDB store under $KBCC_DIR/store (docs/store-format.md).\n\n"
@@ -29,7 +31,9 @@ constexpr const char *kUsage =
     "                    (hash, name, archs, build count, translation unit); --trajectories the\n"
     "                    optimization trajectories; --json prints the full records as a JSON array\n"
     "  show HASH [ARCH]  the variant record(s) of a kernel hash as JSON, and its registry entry\n"
-    "  clear             remove every variant; --registry / --trajectories clear that table instead;\n"
+    "  closure ID        the unit closure a registry entry names (its \"closure\"): the user files\n"
+    "                    stored for compiling the unit without the checkout, and the relative command\n"
+    "  clear             remove every variant; --registry / --trajectories / --closures clear that instead;\n"
     "                    --all removes the whole store (variants, registry, KB policy, trajectories)\n"
     "  import-variant    insert a variant record (JSON, docs/store-format.md) after checking its\n"
     "                    validation evidence; an existing faster record is kept unless --replace\n"
@@ -139,6 +143,17 @@ int show(cache::Env &env, const std::vector<std::string> &args) {
   return 0;
 }
 
+int show_closure(cache::Env &env, const std::vector<std::string> &args) {
+  if (args.size() != 2) return usage_error();
+  auto closure = kb::ClosureStore(env, 0).get(args[1]);
+  if (!closure) return fail(closure.error().message);
+  if (!*closure) return fail("no closure " + args[1] + " in " + env.path());
+  json out = kb::to_json(**closure);
+  out["id"] = args[1];
+  std::printf("%s\n", out.dump(1).c_str());
+  return 0;
+}
+
 int clear_table(cache::Env &env, const char *table) {
   uint64_t n = 0;
   Status st = env.write([&](cache::Txn &txn) -> Status {
@@ -169,10 +184,14 @@ int clear(const Config &config, const std::vector<std::string> &args) {
     std::printf("removed %s\n", cache::store_path(config.dir()).c_str());
     return 0;
   }
-  if (!what.empty() && what != "--registry" && what != "--trajectories") return usage_error();
+  if (!what.empty() && what != "--registry" && what != "--trajectories" && what != "--closures") return usage_error();
   auto env = cache::Env::open(config.dir(), cache::env_options(config));
   if (!env) return fail(env.error().message);
   if (what == "--registry") return clear_table(**env, cache::kRegistryTable);
+  if (what == "--closures") {
+    int rc = clear_table(**env, cache::kClosureTable);
+    return rc ? rc : clear_table(**env, cache::kClosureFileTable);
+  }
   if (what == "--trajectories") return clear_table(**env, cache::kTrajectoryTable);
   auto n = cache::VariantStore(**env).clear();
   if (!n) return fail(n.error().message);
@@ -214,11 +233,13 @@ int run(const std::vector<std::string> &args) {
   if (!config) return fail(config.error().message);
   const std::string &verb = args[0];
   if (verb == "clear") return clear(*config, args);
-  if (verb != "list" && verb != "show" && verb != "import-variant" && verb != "import-registry") return usage_error();
+  if (verb != "list" && verb != "show" && verb != "closure" && verb != "import-variant" && verb != "import-registry")
+    return usage_error();
   auto env = cache::Env::open(config->dir(), cache::env_options(*config));
   if (!env) return fail(env.error().message);
   if (verb == "list") return list(**env, args);
   if (verb == "show") return show(**env, args);
+  if (verb == "closure") return show_closure(**env, args);
   if (verb == "import-variant") return import_variant(**env, args);
   return import_registry(**env, args);
 }

@@ -33,6 +33,8 @@ Parsed parse(const std::vector<std::string> &args) {
       p.options.registry = false;
     else if (a == "--no-kb")
       p.options.kb = false;
+    else if (a == "--no-closures")
+      p.options.closures = false;
     else if (a == "--captures")
       p.options.captures = true;
     else if (a == "--snapshot" && i + 1 < args.size())
@@ -48,6 +50,8 @@ Status configure(const Config &config, Parsed &p) {
   SyncOptions &o = p.options;
   o.captures_dir = config.dir() + "/captures";
   o.capture_max_size = config.get_size("remote_capture_max_size");
+  o.closure_max_size = config.get_size("remote_closure_max_size");
+  o.closure_store_size = config.get_size("closure_max_size");
   o.contributor = config.get("contributor");
   if (!config.get("signing_key").empty()) {
     auto key = read_secret_key(config.get("signing_key"));
@@ -64,22 +68,6 @@ Status configure(const Config &config, Parsed &p) {
     o.pinned = s->variants;
   }
   return Status::ok();
-}
-
-void print_push(const SyncReport &r) {
-  std::printf("pushed: %llu variant(s), %llu registry entr%s, %llu KB contribution(s), %llu capture file(s)\n",
-              (unsigned long long)r.variants_pushed, (unsigned long long)r.registry_pushed,
-              r.registry_pushed == 1 ? "y" : "ies", (unsigned long long)r.kb_pushed,
-              (unsigned long long)r.captures_pushed);
-}
-
-void print_pull(const SyncReport &r) {
-  std::printf("pulled: %llu trusted variant(s), %llu pinned variant(s), %llu candidate(s) for re-validation, "
-              "%llu rejected, %llu new registry entr%s, %llu KB contribution(s) merged, %llu capture file(s)\n",
-              (unsigned long long)r.variants_trusted, (unsigned long long)r.variants_pinned,
-              (unsigned long long)r.candidates, (unsigned long long)r.rejected, (unsigned long long)r.registry_added,
-              r.registry_added == 1 ? "y" : "ies", (unsigned long long)r.kb_merged,
-              (unsigned long long)r.captures_pulled);
 }
 
 } // namespace
@@ -103,12 +91,12 @@ int run_kb_remote(const std::string &verb, const std::vector<std::string> &args)
   if (verb == "pull" || verb == "sync") {
     auto r = pull(**store, **env, p.options);
     if (!r) return fail(verb, r.error().message);
-    print_pull(*r);
+    std::printf("%s\n", pull_summary(*r).c_str());
   }
   if (verb == "push" || verb == "sync") {
     auto r = push(**store, **env, p.options);
     if (!r) return fail(verb, r.error().message);
-    print_push(*r);
+    std::printf("%s\n", push_summary(*r).c_str());
   }
   return 0;
 }

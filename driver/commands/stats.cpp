@@ -145,6 +145,8 @@ void print_text(const cache::Counters &c, const std::map<std::string, std::strin
   line("registry kernels", std::to_string(store["tables"].value("registry", 0)));
   line("variants", std::to_string(store["tables"].value("variants", 0)));
   line("trajectories", std::to_string(store["tables"].value("trajectories", 0)));
+  line("unit closures", std::to_string(store["tables"].value("closures", 0)) + " (" +
+                            std::to_string(store["tables"].value("closure-files", 0)) + " files)");
 }
 
 int run(const std::vector<std::string> &args) {

@@ -3,6 +3,7 @@
 // address: the CUDA context is lost) ends this process only.
 //
 //   kbcc-gpu info
+//   --reference R replaces the captured module as the original (a capture recorded on another arch)
 //   kbcc-gpu replay --capture M [--cubin V] [--calibrate] [--fuzz N --seed S --scale X] [--type P=T]...
 //                   [--launch GX,GY,GZ,BX,BY,BZ,SHARED] [--reassociation N]
 //   kbcc-gpu time   --capture M [--cubin V] [--runs o,v,o] [--warmup W] [--reps R] [--no-flush] [--launch ...]
@@ -54,6 +55,8 @@ Args parse_args(int argc, char **argv) {
       q["capture"] = next();
     else if (k == "--cubin")
       q["candidate"] = next();
+    else if (k == "--reference")
+      q["reference"] = next();
     else if (k == "--calibrate")
       q["calibrate"] = true;
     else if (k == "--fuzz")

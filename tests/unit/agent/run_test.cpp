@@ -121,18 +121,59 @@ TEST(Run, CollectTasksMatchesCapturesByHashOrMangledName) {
   c2.block = {16, 16, 1};
   c3 = c2;
   c3.id = "3";
-  c3.arch = "sm_80"; // another GPU
+  c3.arch = "sm_80"; // another GPU: captures are inputs from any arch
   c4 = c1;
   c4.id = "4";
   c4.replayable = false;
   auto tasks = collect_tasks({a, b, c}, {c1, c2, c3, c4}, "sm_90", "");
   ASSERT_EQ(tasks.size(), 2u);
   EXPECT_EQ(tasks[0].captures, std::vector<std::string>{"1"});
-  EXPECT_EQ(tasks[1].captures, std::vector<std::string>{"2"});
+  EXPECT_EQ(tasks[1].captures, (std::vector<std::string>{"2", "3"}));
   EXPECT_EQ(tasks[1].launches[0].block[0] * tasks[1].launches[0].block[1] * tasks[1].launches[0].block[2], 256u);
   EXPECT_EQ(collect_tasks({a, b, c}, {c1, c2}, "sm_90", "bbbb").size(), 1u);
   EXPECT_EQ(collect_tasks({a, b, c}, {c1, c2}, "sm_90", "saxpy").at(0).kernel.hash, a.hash);
   EXPECT_TRUE(collect_tasks({a, b, c}, {c1, c2}, "sm_90", "nothing").empty());
+}
+
+TEST(Run, CollectTasksTakesCapturesOfTheSameKernelBuiltForAnotherArch) {
+  kb::RegistryEntry e80, e90, other;
+  e80.hash = "8080000000000000000000000000000a";
+  e80.qualified_name = "saxpy";
+  e80.mangled_names = {"_Z5saxpyifPKfPf"};
+  e80.source = test::kSaxpy;
+  e80.archs = {"sm_80"};
+  e90 = e80;
+  e90.hash = "9090000000000000000000000000000a";
+  e90.archs = {"sm_90"};
+  e90.closure = "c90";
+  other = e90; // same device name, another definition
+  other.hash = "0000000000000000000000000000000b";
+  other.source = "__global__ void saxpy(int n, float a, const float *x, float *y) {}";
+  other.archs = {"sm_80"};
+  gpu::CaptureInfo from80, from_other, unknown;
+  from80.id = "old-gpu";
+  from80.kernel = "_Z5saxpyifPKfPf";
+  from80.kernel_hash = e80.hash; // recorded on an sm_80 GPU by a build for sm_80
+  from80.arch = "sm_80";
+  from_other = from80;
+  from_other.id = "other-definition";
+  from_other.kernel_hash = other.hash;
+  unknown = from80;
+  unknown.id = "unknown-hash";
+  unknown.kernel_hash = "ffff0000000000000000000000000000";
+  auto tasks = collect_tasks({e80, e90, other}, {from80, from_other, unknown}, "sm_90", "");
+  ASSERT_EQ(tasks.size(), 1u); // e80 and `other` were never built for sm_90
+  EXPECT_EQ(tasks[0].kernel.hash, e90.hash);
+  EXPECT_EQ(tasks[0].arch, "sm_90");
+  EXPECT_EQ(tasks[0].captures, std::vector<std::string>{"old-gpu"});
+  EXPECT_EQ(tasks[0].closure, "c90");
+  // On sm_80 the same capture serves e80 directly; `other` gets its own.
+  auto on80 = collect_tasks({e80, e90, other}, {from80, from_other, unknown}, "sm_80", "");
+  ASSERT_EQ(on80.size(), 2u);
+  EXPECT_EQ(on80[0].kernel.hash, e80.hash);
+  EXPECT_EQ(on80[0].captures, std::vector<std::string>{"old-gpu"});
+  EXPECT_EQ(on80[1].kernel.hash, other.hash);
+  EXPECT_EQ(on80[1].captures, std::vector<std::string>{"other-definition"});
 }
 
 TEST(Run, RecordsForTheStores) {

@@ -12,6 +12,7 @@ kb::RegistryEntry entry(const std::string &name, const std::string &mangled, con
   e.qualified_name = name;
   e.mangled_names = {mangled};
   e.hash = hash;
+  e.archs = {"sm_90"};
   return e;
 }
 
@@ -57,6 +58,7 @@ TEST(WhyNothing, OneLinePerKernelWithItsReason) {
                 entry("broken", "_Z6brokenv", "cccccccccccccccccccccccccccccccc"),
                 entry("header", "_Z6headerv", "dddddddddddddddddddddddddddddddd")};
   in.entries[3].not_optimizable = "kernel-in-header";
+  in.entries[1].archs = {"sm_80"};
   in.captures = {capture("1111111111111111", "_Z9elsewherev", "sm_80"),
                  capture("2222222222222222", "_Z6brokenv", "sm_90", "pointers-in-buffers"),
                  capture("3333333333333333", "_Z6brokenv", "sm_90", "pointers-in-buffers")};
@@ -64,8 +66,9 @@ TEST(WhyNothing, OneLinePerKernelWithItsReason) {
   ASSERT_EQ(lines.size(), 4u) << all(lines);
   EXPECT_EQ(lines[0], "never (aaaaaaaaaaaa): never captured (run `kbcc capture -- <program>` with a program that "
                       "launches it)");
-  EXPECT_NE(lines[1].find("elsewhere (bbbbbbbbbbbb): captured on sm_80 only"), std::string::npos) << lines[1];
-  EXPECT_EQ(lines[2], "broken (cccccccccccc): 2 capture(s) on sm_90, none replayable (pointers-in-buffers x2)");
+  EXPECT_NE(lines[1].find("elsewhere (bbbbbbbbbbbb): not built for sm_90 (built for sm_80)"), std::string::npos)
+      << lines[1];
+  EXPECT_EQ(lines[2], "broken (cccccccccccc): 2 capture(s), none replayable (pointers-in-buffers x2)");
   EXPECT_EQ(lines[3], "header (dddddddddddd): not optimizable (kernel-in-header)");
 }
 

@@ -77,6 +77,31 @@ TEST(Env, ReadOnlyOpenOfMissingStoreIsAbsent) {
   EXPECT_EQ(env.error().code, kErrAbsent);
 }
 
+TEST(Env, ReadOnlyOpenOfAnOlderStoreLacksOnlyTheNewTables) {
+  TempDir d;
+  {
+    auto env = open_ok(d.path());
+    ASSERT_TRUE(env->write([](Txn &t) { return t.put(kRegistryTable, "k", "v"); }));
+  }
+  // A table this store was never opened with, as a table added by a later kbcc.
+  auto env = open_ok(d.path(), {.read_only = true, .extra_tables = {"added-later"}});
+  ASSERT_TRUE(env);
+  std::optional<std::string> v;
+  ASSERT_TRUE(env->read([&](Txn &t) -> Status {
+    auto got = t.get(kRegistryTable, "k");
+    if (!got) return got.error();
+    v = *got;
+    return {};
+  }));
+  EXPECT_EQ(v, "v");
+  Status missing = env->read([](Txn &t) -> Status {
+    auto got = t.get("added-later", "k");
+    return got ? Status::ok() : Status(got.error());
+  });
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("added-later"), std::string::npos) << missing.error().message;
+}
+
 TEST(Env, GarbageFileIsCorruptAndNamed) {
   TempDir d;
   ASSERT_TRUE(make_dirs(store_path(d.path())));

@@ -104,6 +104,29 @@ TEST(Client, TimingComparisonFromRunner) {
   EXPECT_NEAR(c->speedup, 2.01, 0.01);
 }
 
+TEST(Client, ReferenceReplacesTheCapturedModule) {
+  Fake f;
+  ReplayOptions o;
+  o.runner.runner = f.script("echo \"$@\" > " + f.dir + "/args\n" +
+                             R"(echo '{"kernel":"_Z1kPf","launched":true,"pass":true,"buffers":[],)"
+                             R"("runs":[{"spec":"o","median_us":1,"reps":1}]}')");
+  CaptureInfo c = capture();
+  ASSERT_TRUE(replay(c, "", o));
+  EXPECT_EQ(kbcc::read_file(f.dir + "/args")->find("--reference"), std::string::npos); // the captured module
+  c.reference = "/work/ref.cubin";
+  auto r = replay(c, "", o);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_TRUE(r->pass);
+  EXPECT_EQ(*kbcc::read_file(f.dir + "/args"), "replay --capture /nonexistent/launches/0123.json --reference "
+                                               "/work/ref.cubin --calibrate\n");
+  TimingOptions t;
+  t.runner = o.runner;
+  ASSERT_TRUE(time_capture(c, "/work/v.cubin", t));
+  EXPECT_NE(kbcc::read_file(f.dir + "/args")->find("--reference /work/ref.cubin --cubin /work/v.cubin"),
+            std::string::npos)
+      << *kbcc::read_file(f.dir + "/args");
+}
+
 TEST(Client, NotReplayableCaptureIsRefused) {
   CaptureInfo c = capture();
   c.replayable = false;

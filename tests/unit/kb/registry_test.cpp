@@ -54,6 +54,25 @@ TEST(Registry, FoldsRepeatedSightings) {
   EXPECT_FALSE(reg.get("cc")->has_value());
 }
 
+TEST(Registry, KeepsTheClosureOfTheLatestSightingThatHasOne) {
+  test::TempDir d;
+  auto env = cache::Env::open(d.path());
+  ASSERT_TRUE(env);
+  Registry reg(**env);
+  auto e = entry_from_kernel(kernel("aa"), {"sm_90"}, "/src/a.cu", {"nvcc", "-c", "a.cu"}, "/src", "nvcc 13", 100);
+  e.closure = "c1";
+  ASSERT_TRUE(reg.upsert(e));
+  e.closure = ""; // a compile whose closure could not be stored
+  ASSERT_TRUE(reg.upsert(e));
+  EXPECT_EQ((*reg.get("aa"))->closure, "c1");
+  e.closure = "c2";
+  ASSERT_TRUE(reg.upsert(e));
+  EXPECT_EQ((*reg.get("aa"))->closure, "c2");
+  auto round = registry_entry_from_json(to_json(**reg.get("aa")), "test");
+  ASSERT_TRUE(round) << round.error().message;
+  EXPECT_EQ(round->closure, "c2");
+}
+
 TEST(Trajectories, PutListRecent) {
   test::TempDir d;
   auto env = cache::Env::open(d.path());

@@ -2,12 +2,14 @@
 // trusted variants, candidates, registry entries, KB evidence merged without
 // double counting, captures under a size cap.
 #include "cache/env.h"
+#include "kb/closure.h"
 #include "kb/policy.h"
 #include "kb/registry.h"
 #include "remote/sync.h"
 #include "remote/variants.h"
 #include "servers.h"
 #include "support/fs.h"
+#include "support/hash.h"
 
 #include <gtest/gtest.h>
 
@@ -179,6 +181,78 @@ TEST(RemoteSync, CapturesRespectTheSizeCap) {
   EXPECT_EQ(pulled->captures_pulled, 2u);
   EXPECT_EQ(read_file(b.dir + "/captures/blobs/ab/abcd").value_or(""), std::string(300, 'b'));
   EXPECT_FALSE(file_exists(b.dir + "/captures/sessions/s.json"));
+}
+
+// A unit with one header on machine A, recorded as a closure named by a
+// registry entry; returns the closure id.
+std::string record_unit(Machine &a, const std::string &header) {
+  std::string src = real_path(a.dir) + "/src";
+  EXPECT_TRUE(write_file_atomic(src + "/k.cu", "#include \"k.h\"\n__global__ void scale(float *x) {}\n"));
+  EXPECT_TRUE(write_file_atomic(src + "/k.h", header));
+  kb::CompileInputs in{src + "/k.cu", src, {"nvcc", "-c", "k.cu"}, {src + "/k.cu", src + "/k.h"}, {}};
+  auto id = kb::ClosureStore(*a.env, 1 << 20).record(in);
+  EXPECT_TRUE(id) << id.error().message;
+  kb::RegistryEntry e = registry_entry(kHash);
+  e.closure = id.value_or("");
+  EXPECT_TRUE(kb::Registry(*a.env).upsert(e));
+  return id.value_or("");
+}
+
+SyncOptions closure_options(const Machine &m, uint64_t transfer) {
+  SyncOptions o = m.options("x");
+  o.variants = o.kb = false;
+  o.closure_max_size = transfer;
+  o.closure_store_size = 1 << 20;
+  return o;
+}
+
+TEST(RemoteSync, ClosuresTravelWithTheRegistry) {
+  auto store = make_memory_store();
+  Machine a, b;
+  std::string id = record_unit(a, "#define K 2\n");
+  EXPECT_EQ(push(*store, *a.env, closure_options(a, 0))->closures_pushed, 0u) << "0: closures are not shared";
+  EXPECT_EQ(push(*store, *a.env, closure_options(a, 10))->closures_pushed, 0u) << "files over the limit";
+  EXPECT_FALSE(*store->check("closures/" + id)) << "a closure is published only after all its files";
+  auto pushed = push(*store, *a.env, closure_options(a, 1 << 20));
+  ASSERT_TRUE(pushed) << pushed.error().message;
+  EXPECT_EQ(pushed->closures_pushed, 1u);
+  EXPECT_EQ(push(*store, *a.env, closure_options(a, 1 << 20))->closures_pushed, 0u) << "already there";
+
+  auto pulled = pull(*store, *b.env, closure_options(b, 1 << 20));
+  ASSERT_TRUE(pulled) << pulled.error().message;
+  EXPECT_EQ(pulled->registry_added, 1u);
+  EXPECT_EQ(pulled->closures_pulled, 1u);
+  kb::ClosureStore local(*b.env, 1 << 20);
+  auto got = local.get(id);
+  ASSERT_TRUE(got && *got);
+  EXPECT_TRUE(local.missing_files(**got)->empty());
+  EXPECT_EQ(pull(*store, *b.env, closure_options(b, 1 << 20))->closures_pulled, 0u) << "already here";
+}
+
+TEST(RemoteSync, DamagedClosuresAreRejected) {
+  auto store = make_memory_store();
+  Machine a, b, c;
+  std::string id = record_unit(a, "#define K 2\n");
+  ASSERT_TRUE(push(*store, *a.env, closure_options(a, 1 << 20)));
+  auto closure = kb::ClosureStore(*a.env, 1 << 20).get(id).value().value();
+  std::string header_key = "closure-files/" + closure.files[1].hash; // k.h sorts after k.cu
+  ASSERT_EQ(closure.files[1].path, "k.h");
+  ASSERT_TRUE(store->put(header_key, "#define K 3\n")); // changed behind kbcc's back
+  auto pulled = pull(*store, *b.env, closure_options(b, 1 << 20));
+  ASSERT_TRUE(pulled) << pulled.error().message;
+  EXPECT_EQ(pulled->closures_pulled, 0u);
+  EXPECT_EQ(pulled->rejected, 1u);
+  EXPECT_FALSE(*kb::ClosureStore(*b.env, 1 << 20).get(id));
+
+  ASSERT_TRUE(store->put(header_key, "#define K 2\n"));
+  auto doc = nlohmann::json::parse(store->get("closures/" + id).value().value());
+  doc["payload"]["unit"] = "../k.cu";
+  doc["hash"] = hash_hex(doc["payload"].dump()); // a consistent envelope, a closure leaving its root
+  ASSERT_TRUE(store->put("closures/" + id, doc.dump()));
+  pulled = pull(*store, *c.env, closure_options(c, 1 << 20));
+  ASSERT_TRUE(pulled) << pulled.error().message;
+  EXPECT_EQ(pulled->closures_pulled, 0u);
+  EXPECT_EQ(pulled->rejected, 1u);
 }
 
 } // namespace
