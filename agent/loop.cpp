@@ -2,6 +2,7 @@
 
 #include "agent/state.h"
 #include "agent/work_check.h"
+#include "cache/variant.h"
 #include "support/hash.h"
 #include "support/log.h"
 
@@ -161,8 +162,9 @@ StepEnd run_step(Context &c, Position &pos, Rng &rng, std::set<std::string> &tri
   step.option = option.id;
   step.explored = choice->explored;
   step.predicted = expected_speedup(option);
-  LoweringRequest req{&c.task, &pos.candidate, State{pos.state, "", "", {}}, pos.metrics, option, trajectory,
-                      c.options.candidates_per_step, c.policy.parameter_ranking(option.id, c.task.arch)};
+  LoweringRequest req{
+      &c.task, &pos.candidate, State{pos.state, "", "", {}},  pos.metrics,
+      option,  trajectory,     c.options.candidates_per_step, c.policy.parameter_ranking(option.id, c.task.arch)};
   for (const State &s : c.policy.states())
     if (s.name == pos.state) req.state = s;
   auto lowered = charged(c, step, [&] { return c.lowerer.lower(req); });
@@ -174,6 +176,10 @@ StepEnd run_step(Context &c, Position &pos, Rng &rng, std::set<std::string> &tri
     return StepEnd::Done; // infrastructure failure: no KB evidence about the technique
   }
   std::vector<Candidate> cands = lowered->candidates;
+  if (!c.options.allow_reassociation) {
+    std::erase_if(cands, [](const Candidate &x) { return x.numerics == cache::kNumericsReassociates; });
+    if (cands.empty()) return StepEnd::Skip; // forbidden here: not an attempt
+  }
   std::vector<Evaluation> evals;
   if (cands.size() == 1 && cands[0].lowering.rfind("llm:", 0) == 0)
     evals = {validate_with_fixes(c, req, cands[0], step)};

@@ -18,16 +18,17 @@ struct LoopOptions {
   int trajectories = 8; // W (the paper saw diminishing returns past 8)
   int depth = 4;        // D (and past 4 steps)
   uint64_t seed = 1;
-  double budget_gpu_seconds = 0; // 0 = unlimited
-  long budget_tokens = 0;        // 0 = unlimited
-  double early_stop_gain = 0.01; // a step/trajectory gaining less than this is "flat"
-  int step_patience = 2;         // flat steps before a trajectory stops
-  int trajectory_patience = 3;   // flat trajectories before the kernel stops
-  int max_fixes = 2;             // fixer rounds per step (LLM candidates)
-  int candidates_per_step = 8;   // parameter settings a mechanical step evaluates
-  int gradient_every = 3;        // textual-gradient step after every N trajectories (and the last)
-  int gradient_window = 5;       // trajectories the textual gradient looks at
-  bool confirm = true;           // re-measure baseline and best before storing
+  double budget_gpu_seconds = 0;   // 0 = unlimited
+  long budget_tokens = 0;          // 0 = unlimited
+  double early_stop_gain = 0.01;   // a step/trajectory gaining less than this is "flat"
+  int step_patience = 2;           // flat steps before a trajectory stops
+  int trajectory_patience = 3;     // flat trajectories before the kernel stops
+  int max_fixes = 2;               // fixer rounds per step (LLM candidates)
+  int candidates_per_step = 8;     // parameter settings a mechanical step evaluates
+  bool allow_reassociation = true; // keep candidates of numerics class "reassociates"
+  int gradient_every = 3;          // textual-gradient step after every N trajectories (and the last)
+  int gradient_window = 5;         // trajectories the textual gradient looks at
+  bool confirm = true;             // re-measure baseline and best before storing
   double state_threshold = 0.2;
   NoiseModel noise;
   SelectorOptions selector;
@@ -54,7 +55,7 @@ struct StepRecord {
   double predicted = 1;
   double reward = 0;
   int fix_rounds = 0;
-  int candidates = 0; // candidates evaluated (parameter settings, or LLM repairs)
+  int candidates = 0;                        // candidates evaluated (parameter settings, or LLM repairs)
   std::map<std::string, std::string> params; // parameters of the step's best candidate
   bool compiled = false, validated = false;
   double candidate_median_ms = 0;

@@ -183,11 +183,11 @@ cache::VariantRecord variant_record(const KernelTask &task, const Candidate &bes
   v.validation.max_error = eval.max_error;
   v.validation.tolerance = std::max(eval.tolerance, eval.max_error);
   v.validation.sanitizer = !eval.sanitizer_ran ? "skipped" : eval.sanitizer_clean ? "clean" : "errors";
-  v.validation.notes = "replayed, fuzzed and with smaller size arguments on " + std::to_string(eval.captures_checked) +
-                       " capture(s)" +
-                       (eval.captures_skipped ? "; preconditions fail on " + std::to_string(eval.captures_skipped) +
-                                                    " capture(s), where the original runs"
-                                              : "");
+  v.validation.notes =
+      "replayed, fuzzed and with smaller size arguments on " + std::to_string(eval.captures_checked) + " capture(s)" +
+      (eval.captures_skipped
+           ? "; preconditions fail on " + std::to_string(eval.captures_skipped) + " capture(s), where the original runs"
+           : "");
   v.timing.baseline_median_us = baseline.timing.median_ms * 1000;
   v.timing.baseline_spread_us = baseline.timing.spread_ms * 1000;
   v.timing.variant_median_us = eval.timing.median_ms * 1000;
@@ -281,9 +281,13 @@ LoopHooks kernel_hooks(Stores &stores, const RunRequest &req, RunContext &ctx, c
 
 void print_table(std::ostream &out, const std::vector<std::pair<KernelTask, KernelResult>> &results,
                  const Budget &budget) {
-  out << std::left << std::setw(28) << "kernel" << " " << std::setw(7) << "arch" << " " << std::right << std::setw(11)
-      << "baseline_us" << " " << std::setw(11) << "best_us" << " " << std::setw(8) << "speedup" << "  " << std::left
-      << std::setw(34) << "optimizations" << " verdict\n";
+  out << std::left << std::setw(28) << "kernel"
+      << " " << std::setw(7) << "arch"
+      << " " << std::right << std::setw(11) << "baseline_us"
+      << " " << std::setw(11) << "best_us"
+      << " " << std::setw(8) << "speedup"
+      << "  " << std::left << std::setw(34) << "optimizations"
+      << " verdict\n";
   for (const auto &[t, r] : results)
     print_row(out, t, r);
   out << "gpu seconds " << std::fixed << std::setprecision(1) << budget.gpu_seconds << ", tokens " << budget.tokens
@@ -344,6 +348,8 @@ int run_optimize(const Config &config, const RunRequest &req, std::ostream &out,
     ctx.llm_model = lo.model;
   }
   KbPolicy policy(*loaded, &stores.policy, *contributor);
+  RunRequest request = req;
+  request.loop.allow_reassociation = config.get_bool("allow_reassociation");
   CombinedLowerer lowerer(llm.get());
   GpuEvaluatorOptions eo{config.dir() + "/captures", real_nvcc(config), runner};
   eo.store = env->get(); // units compile from their stored closures
@@ -364,7 +370,7 @@ int run_optimize(const Config &config, const RunRequest &req, std::ostream &out,
     std::map<int, std::string> ids;
     LoopHooks hooks = kernel_hooks(stores, req, ctx, base, ids, client.get(), bar);
     BaselineRecorder recorder(evaluator, base);
-    auto r = optimize_kernel(task, recorder, policy, lowerer, req.loop, budget, hooks, &done, total);
+    auto r = optimize_kernel(task, recorder, policy, lowerer, request.loop, budget, hooks, &done, total);
     if (r) {
       results.emplace_back(task, *r);
       continue;

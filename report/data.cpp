@@ -57,6 +57,9 @@ Expected<ReportData> load_report_data(const std::string &kbcc_dir) {
     data.policy_is_seed = true;
   }
   data.policy_id = kb::policy_id(data.policy);
+  auto adapters = cache::read_adapter_stats(kbcc_dir);
+  if (!adapters) return adapters.error();
+  data.adapters = std::move(*adapters);
   return data;
 }
 

@@ -2,6 +2,7 @@
 // trajectories, the kernel registry and the KB policy.
 #pragma once
 
+#include "cache/stats.h"
 #include "cache/variant.h"
 #include "kb/policy.h"
 #include "kb/registry.h"
@@ -23,6 +24,8 @@ struct ReportData {
   kb::Policy policy;
   bool policy_is_seed = false; // nothing stored yet: the shipped seed KB
   std::string policy_id;
+  // Launches counted by launch adapters (KBCC_ADAPTER_STATS), per kernel hash.
+  std::map<std::string, cache::AdapterCounts> adapters;
 };
 
 // Reads everything from `kbcc_dir` without writing. A missing store gives

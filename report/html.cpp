@@ -82,6 +82,34 @@ std::string kernels_section(const ReportData &data) {
   return s + "</table>\n";
 }
 
+// How each cached variant runs: its launch, numerics class and, when
+// programs counted them, how often its adapter launched it or fell back.
+std::string variants_section(const ReportData &data) {
+  if (data.variants.empty()) return "";
+  std::string s = "<h2 id=\"variants\">Variants</h2>\n<table><tr><th>kernel</th><th>arch</th><th>speedup</th>"
+                  "<th>launch</th><th>numerics</th><th>optimizations</th><th>adapter: variant / fallbacks</th></tr>\n";
+  for (const auto &v : data.variants) {
+    std::string launch = "kept";
+    if (v.launch)
+      launch = "grid (" + v.launch->grid[0] + ", " + v.launch->grid[1] + ", " + v.launch->grid[2] + ") block (" +
+               v.launch->block[0] + ", " + v.launch->block[1] + ", " + v.launch->block[2] + "), " +
+               std::to_string(v.launch->preconditions.size()) + " precondition(s)";
+    std::string opts;
+    for (const auto &o : v.provenance.optimizations)
+      opts += (opts.empty() ? "" : " + ") + o;
+    std::string counted = "–";
+    if (auto a = data.adapters.find(v.kernel_hash); a != data.adapters.end())
+      counted = std::to_string(a->second.variant) + " / " + std::to_string(a->second.fallbacks());
+    s += "<tr>" + td(v.qualified_name.empty() ? v.kernel_hash.substr(0, 12) : v.qualified_name) + td(v.arch) +
+         td(fixed(v.timing.speedup()) + "x", true) + td(launch) + td(v.numerics.empty() ? "exact" : v.numerics) +
+         td(opts) + td(counted, true) + "</tr>\n";
+  }
+  return s + "</table>\n<p class=\"note\">A variant that changes the launch runs through a host adapter at the "
+             "launch sites kbcc compiled; where a precondition fails, the original kernel runs. "
+             "\"reassociates\": floating-point sums added in another order (tolerance: the reordered-summation "
+             "bound). Adapter counts come from programs run with KBCC_ADAPTER_STATS set.</p>\n";
+}
+
 std::string roofline_section(const ReportData &data) {
   return "<h2 id=\"roofline\">Roofline</h2>\n" + roofline_chart(data) +
          "<p class=\"note\">Each point is a validated candidate profiled by ncu. With the SM and DRAM "
@@ -161,8 +189,8 @@ std::string render_html(const ReportData &data, const std::string &generated) {
   if (!data.store_found)
     s += "<p class=\"note\">No store under this KBCC_DIR yet: build something with kbcc, then run kbcc capture and "
          "kbcc optimize.</p>\n";
-  s += summary_section(data) + kernels_section(data) + roofline_section(data) + trajectories_section(data) +
-       states_section(data) + optimizations_section(data);
+  s += summary_section(data) + kernels_section(data) + variants_section(data) + roofline_section(data) +
+       trajectories_section(data) + states_section(data) + optimizations_section(data);
   return s + "</body></html>\n";
 }
 
@@ -191,7 +219,16 @@ nlohmann::json report_json(const ReportData &data) {
                              {"baseline_median_us", v.timing.baseline_median_us},
                              {"variant_median_us", v.timing.variant_median_us},
                              {"optimizations", v.provenance.optimizations},
+                             {"launch", v.launch ? launch::to_json(*v.launch) : nlohmann::json(nullptr)},
+                             {"numerics", v.numerics.empty() ? cache::kNumericsExact : v.numerics},
                              {"gpu", v.timing.gpu_name}});
+  j["adapters"] = nlohmann::json::object();
+  for (const auto &[hash, a] : data.adapters)
+    j["adapters"][hash] = {{"name", a.name},
+                           {"variant", a.variant},
+                           {"fallback_arch", a.fallback_arch},
+                           {"fallback_precondition", a.fallback_precondition},
+                           {"fallback_launch", a.fallback_launch}};
   j["trajectories"] = nlohmann::json::array();
   for (const auto &t : data.trajectories) {
     nlohmann::json steps = nlohmann::json::array();
@@ -205,6 +242,8 @@ nlohmann::json report_json(const ReportData &data) {
                        {"speedup", s.speedup},
                        {"gpu_seconds", s.gpu_seconds},
                        {"wall_seconds", s.wall_seconds},
+                       {"candidates", s.candidates},
+                       {"params", s.params},
                        {"failure", s.failure}});
     j["trajectories"].push_back({{"id", t.id},
                                  {"kernel_hash", t.kernel_hash},

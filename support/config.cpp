@@ -18,13 +18,18 @@ const std::vector<ConfigKey> &config_keys() {
       {"record", "KBCC_RECORD", "true", "record every kernel seen in builds into the kernel registry"},
       {"speculative", "KBCC_SPECULATIVE", "true",
        "start nvcc on the original command while kernels are extracted, and keep its output on a miss"},
-      {"parse_timeout", "KBCC_PARSE_TIMEOUT", "120", "seconds before kernel extraction is abandoned (nvcc runs unchanged)"},
+      {"parse_timeout", "KBCC_PARSE_TIMEOUT", "120",
+       "seconds before kernel extraction is abandoned (nvcc runs unchanged)"},
       {"max_size", "KBCC_MAX_SIZE", "5G", "size limit of the LMDB store; least recently used entries are evicted"},
       {"capture_max_size", "KBCC_CAPTURE_MAX_SIZE", "1G", "size limit of $KBCC_DIR/captures"},
+      {"allow_reassociation", "KBCC_ALLOW_REASSOCIATION", "true",
+       "kbcc optimize may keep variants that add floating-point sums in another order (numerics class "
+       "reassociates)"},
       {"closure_max_size", "KBCC_CLOSURE_MAX_SIZE", "256M",
        "size limit of the unit closures (user files of recorded units) in the store; 0 = none are kept"},
       {"snapshot", "KBCC_SNAPSHOT", "", "pin the build to this snapshot file (else kbcc.lock lookup, see docs)"},
-      {"strict", "KBCC_STRICT", "false", "fail the build (instead of falling back to nvcc) when a pinned snapshot is bad"},
+      {"strict", "KBCC_STRICT", "false",
+       "fail the build (instead of falling back to nvcc) when a pinned snapshot is bad"},
       {"llm_api", "KBCC_LLM_API", "", "LLM protocol for the optimizer: openai or anthropic; empty = no LLM"},
       {"llm_endpoint", "KBCC_LLM_ENDPOINT", "", "base URL of the LLM server, e.g. https://api.openai.com"},
       {"llm_model", "KBCC_LLM_MODEL", "", "model name sent to the LLM server"},
@@ -36,7 +41,8 @@ const std::vector<ConfigKey> &config_keys() {
       {"remote", "KBCC_REMOTE", "", "shared remote store: http(s)://... (WebDAV) or redis://host:port"},
       {"remote_read_only", "KBCC_REMOTE_READ_ONLY", "false", "never write to the remote store"},
       {"remote_timeout", "KBCC_REMOTE_TIMEOUT", "500", "milliseconds per remote request during a build"},
-      {"signing_key", "KBCC_SIGNING_KEY", "", "ed25519 secret key file used to sign variants that kbcc optimize produces"},
+      {"signing_key", "KBCC_SIGNING_KEY", "",
+       "ed25519 secret key file used to sign variants that kbcc optimize produces"},
       {"contributor", "KBCC_CONTRIBUTOR", "", "contributor id for KB evidence (default: a random id stored in the KB)"},
       {"remote_capture_max_size", "KBCC_REMOTE_CAPTURE_MAX_SIZE", "0",
        "bytes of captures kbcc kb push/pull --captures transfers at most; 0 = captures are not shared"},
@@ -67,7 +73,7 @@ std::string expand(std::string v, const std::string &dir) {
   return v;
 }
 
-}  // namespace
+} // namespace
 
 Expected<uint64_t> parse_size(const std::string &text) {
   std::string t = trim(text);
@@ -83,11 +89,16 @@ Expected<uint64_t> parse_size(const std::string &text) {
   if (!suffix.empty() && (suffix.back() == 'B' || suffix.back() == 'b')) suffix.pop_back();
   if (!suffix.empty() && (suffix.back() == 'i')) suffix.pop_back();
   double mult = 1;
-  if (suffix == "K" || suffix == "k") mult = 1024.0;
-  else if (suffix == "M" || suffix == "m") mult = 1024.0 * 1024;
-  else if (suffix == "G" || suffix == "g") mult = 1024.0 * 1024 * 1024;
-  else if (suffix == "T" || suffix == "t") mult = 1024.0 * 1024 * 1024 * 1024;
-  else if (!suffix.empty()) return make_error("'" + text + "' has an unknown size suffix (use K, M, G or T)");
+  if (suffix == "K" || suffix == "k")
+    mult = 1024.0;
+  else if (suffix == "M" || suffix == "m")
+    mult = 1024.0 * 1024;
+  else if (suffix == "G" || suffix == "g")
+    mult = 1024.0 * 1024 * 1024;
+  else if (suffix == "T" || suffix == "t")
+    mult = 1024.0 * 1024 * 1024 * 1024;
+  else if (!suffix.empty())
+    return make_error("'" + text + "' has an unknown size suffix (use K, M, G or T)");
   if (n < 0) return make_error("'" + text + "' is negative");
   return static_cast<uint64_t>(n * mult);
 }
@@ -104,7 +115,8 @@ Config Config::with(const std::map<std::string, std::string> &overrides) {
   }
   std::string dir = expand(c.values_["dir"], "");
   c.values_["dir"] = dir;
-  for (auto &[k, v] : c.values_) v = expand(v, dir);
+  for (auto &[k, v] : c.values_)
+    v = expand(v, dir);
   c.file_ = c.values_["config"];
   return c;
 }
@@ -125,7 +137,8 @@ Expected<Config> Config::load() {
   }
   if (c.origins_["config"] == "default") c.values_["config"] = c.values_["dir"] + "/kbcc.conf";
   for (auto &[k, v] : c.values_)
-    if (k != "dir" && k != "config" && c.origins_[k] == "default") v = expand(find_key(k)->default_value, c.values_["dir"]);
+    if (k != "dir" && k != "config" && c.origins_[k] == "default")
+      v = expand(find_key(k)->default_value, c.values_["dir"]);
   c.file_ = c.values_["config"];
 
   if (file_exists(c.file_)) {
@@ -192,4 +205,4 @@ const std::string &Config::origin(const std::string &key) const {
   return it == origins_.end() ? none : it->second;
 }
 
-}  // namespace kbcc
+} // namespace kbcc

@@ -36,12 +36,6 @@ bool name_starts(const std::string &n, std::initializer_list<const char *> prefi
   return false;
 }
 
-bool is_local_var(const Expr *e) {
-  const auto *ref = dyn_cast_or_null<DeclRefExpr>(strip(e));
-  const auto *var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
-  return var && var->hasLocalStorage() && !var->hasAttr<CUDASharedAttr>();
-}
-
 // An lvalue in memory: not a local scalar and not an element of a local array.
 bool is_memory(const Expr *lhs) {
   const Expr *e = lhs->IgnoreParenImpCasts();
@@ -87,13 +81,15 @@ bool writes_memory_at(const Stmt *s, int depth) {
   walk(s, [&](const Stmt *x) {
     if (found) return;
     if (const auto *b = dyn_cast<BinaryOperator>(x); b && b->isAssignmentOp()) found = is_memory(b->getLHS());
-    if (const auto *u = dyn_cast<UnaryOperator>(x); u && u->isIncrementDecrementOp()) found = is_memory(u->getSubExpr());
-    if (const auto *op = dyn_cast<CXXOperatorCallExpr>(x); op && op->isAssignmentOp())
-      found = is_memory(op->getArg(0));
+    if (const auto *u = dyn_cast<UnaryOperator>(x); u && u->isIncrementDecrementOp())
+      found = is_memory(u->getSubExpr());
+    if (const auto *op = dyn_cast<CXXOperatorCallExpr>(x); op && op->isAssignmentOp()) found = is_memory(op->getArg(0));
     if (const auto *call = dyn_cast<CallExpr>(x); call && !isa<CXXOperatorCallExpr>(x)) {
       std::string n = callee_name(call);
-      if (is_atomic(n) || name_starts(n, {"__st", "printf"})) found = true;
-      else if (depth <= 8 && callee_does(call, writes_at, depth)) found = true;
+      if (is_atomic(n) || name_starts(n, {"__st", "printf"}))
+        found = true;
+      else if (depth <= 8 && callee_does(call, writes_at, depth))
+        found = true;
     }
   });
   return found;
@@ -108,8 +104,10 @@ bool reads_memory_at(const Stmt *s, int depth) {
     if (const auto *c = dyn_cast<CompoundAssignOperator>(x)) found = is_memory(c->getLHS());
     if (const auto *call = dyn_cast<CallExpr>(x); call && !isa<CXXOperatorCallExpr>(x)) {
       std::string n = callee_name(call);
-      if (is_atomic(n) || name_starts(n, {"__ld"})) found = true;
-      else if (callee_does(call, reads_at, depth)) found = true;
+      if (is_atomic(n) || name_starts(n, {"__ld"}))
+        found = true;
+      else if (callee_does(call, reads_at, depth))
+        found = true;
     }
     if (const auto *ctor = dyn_cast<CXXConstructExpr>(x))
       for (const Expr *a : ctor->arguments())
@@ -290,7 +288,8 @@ std::optional<CountedLoop> counted_loop(const ForStmt *loop) {
     const auto *ref = dyn_cast_or_null<DeclRefExpr>(e ? e->IgnoreParenImpCasts() : nullptr);
     return ref && ref->getDecl() == out.var;
   };
-  const auto *cond = dyn_cast_or_null<BinaryOperator>(loop->getCond() ? loop->getCond()->IgnoreParenImpCasts() : nullptr);
+  const auto *cond =
+      dyn_cast_or_null<BinaryOperator>(loop->getCond() ? loop->getCond()->IgnoreParenImpCasts() : nullptr);
   if (!cond || (cond->getOpcode() != BO_LT && cond->getOpcode() != BO_LE) || !is_var(cond->getLHS()) ||
       refers_to(cond->getRHS(), out.var))
     return std::nullopt;

@@ -31,7 +31,8 @@ bool depends_on(const Expr *e, const VarDecl *var, int depth = 0) {
   std::function<void(const Stmt *)> visit = [&](const Stmt *s) {
     if (!s || found) return;
     if (const auto *ref = dyn_cast<DeclRefExpr>(s)) {
-      if (ref->getDecl() == var) found = true;
+      if (ref->getDecl() == var)
+        found = true;
       else if (const auto *v = dyn_cast<VarDecl>(ref->getDecl()); v && v->hasLocalStorage() && v->getInit())
         found = depends_on(v->getInit(), var, depth + 1);
     }
@@ -104,7 +105,7 @@ Expected<Plan> analyze(const KernelAst &k) {
   if (xs.size() != 1 || ys.size() != 1 || s->occurrences.size() != 2)
     return not_applicable("the x and y global indexes are not held by one variable each");
   p.col = xs[0], p.row = ys[0];
-  bool seen_loop = false;
+  bool seen_loop = false, touched_before = false;
   for (const Stmt *st : s->body->body()) {
     if (seen_loop) {
       p.after.push_back(st);
@@ -128,10 +129,10 @@ Expected<Plan> analyze(const KernelAst &k) {
       }
       continue;
     }
-    if (reads_memory(st) || writes_memory(st) || has_return(st))
-      return not_applicable("a statement before the reduction loop touches memory or returns");
+    touched_before |= reads_memory(st) || writes_memory(st) || has_return(st);
   }
   if (!seen_loop || p.after.empty()) return not_applicable("no reduction loop followed by statements using it");
+  if (touched_before) return not_applicable("a statement before the reduction loop touches memory or returns");
   const ForStmt *f = p.loop.loop;
   if (has_return(f->getBody()) || has_break_or_goto(f->getBody()) || writes_memory(f->getBody()))
     return not_applicable("the reduction loop returns, breaks or stores");
@@ -174,7 +175,8 @@ Expected<Output> apply(const Input &in, const Params &params) {
   std::string decls, fill, tileA, tileB;
   Edits body; // edits of the loop body's text
   size_t bb = 0, be = 0;
-  if (!k.span(p->loop.loop->getBody()->getSourceRange(), bb, be)) return not_applicable("the loop is written in a macro");
+  if (!k.span(p->loop.loop->getBody()->getSourceRange(), bb, be))
+    return not_applicable("the loop is written in a macro");
   be = past_semicolon(src, be);
   for (const Load &l : p->loads) {
     size_t b = 0, e = 0;
@@ -190,8 +192,8 @@ Expected<Output> apply(const Input &in, const Params &params) {
       decls += "  __shared__ " + type + " " + name + "[" + t + "][" + t + " + 1];\n";
       bool a = l.operand == 'A';
       fill += "    { const decltype(__kbcc_k0) " + var + " = __kbcc_k0 + threadIdx." + (a ? "x" : "y") + "; " + name +
-              "[threadIdx.y][threadIdx.x] = (" + (a ? "__kbcc_row_ok" : "__kbcc_col_ok") + " && " + in_range +
-              ") ? (" + type + ")(" + text + ") : (" + type + ")0; }\n";
+              "[threadIdx.y][threadIdx.x] = (" + (a ? "__kbcc_row_ok" : "__kbcc_col_ok") + " && " + in_range + ") ? (" +
+              type + ")(" + text + ") : (" + type + ")0; }\n";
     }
     body.replace(b - bb, e - bb,
                  l.operand == 'A' ? "__kbcc_As[threadIdx.y][__kbcc_kk]" : "__kbcc_Bs[__kbcc_kk][threadIdx.x]");
@@ -204,7 +206,8 @@ Expected<Output> apply(const Input &in, const Params &params) {
   if (p->guard) {
     size_t gb = 0, ge = 0;
     if (!k.span(p->guard->getSourceRange(), gb, ge)) return not_applicable("the guard is written in a macro");
-    std::string uniform = p->uniform_terms.empty() ? "" : "if (!(" + conjunction_not(k, p->uniform_terms) + ")) return;\n  ";
+    std::string uniform =
+        p->uniform_terms.empty() ? "" : "if (!(" + conjunction_not(k, p->uniform_terms) + ")) return;\n  ";
     e.replace(gb, past_semicolon(src, ge),
               uniform + "const bool __kbcc_row_ok = " + conjunction_not(k, p->row_terms) +
                   ";\n  const bool __kbcc_col_ok = " + conjunction_not(k, p->col_terms) + ";");
@@ -246,10 +249,13 @@ Expected<Output> apply(const Input &in, const Params &params) {
 } // namespace
 
 Transform tiling_transform() {
-  return {"smem_tiling", cache::kNumericsExact,
+  return {"smem_tiling",
+          cache::kNumericsExact,
           "a 2-D thread-per-output kernel with a reduction loop stages the (row, k) and (k, col) operands in shared "
           "tiles loaded once per block",
-          true, space, apply};
+          true,
+          space,
+          apply};
 }
 
 } // namespace kbcc::transform

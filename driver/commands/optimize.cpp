@@ -120,16 +120,19 @@ int show_transform(const TransformRequest &r) {
     std::cerr << "kbcc optimize: " << r.id << " (" << t->numerics << "): " << e.message << "\n";
     return 1;
   };
+  // The space probes the first setting; explicit parameters may make an
+  // otherwise refused transform apply (maxnreg's registers=N without a profile).
   auto axes = t->space(in);
-  if (!axes) return fail(axes.error());
-  transform::Params used = transform::configurations(*axes).front();
+  if (!axes && r.params.empty()) return fail(axes.error());
+  std::vector<transform::Axis> shown = axes ? *axes : std::vector<transform::Axis>{};
+  transform::Params used = shown.empty() ? transform::Params{} : transform::configurations(shown).front();
   for (const auto &[k, v] : r.params)
     used[k] = v;
   auto out = t->apply(in, used);
   if (!out) return fail(out.error());
   size_t at = text->find(ast->source());
   std::cout << text->substr(0, at) << out->source << text->substr(at + ast->source().size());
-  print_outcome(*out, *axes, used);
+  print_outcome(*out, shown, used);
   return 0;
 }
 

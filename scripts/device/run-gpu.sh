@@ -5,6 +5,8 @@
 #   scripts/device/run-gpu.sh bench-optimize         bench/optimize/run.sh into $OUT/optimize
 #   scripts/device/run-gpu.sh bench-harness          harness measurements into $OUT/bench.md
 #   scripts/device/run-gpu.sh env                    versions and ldd (into $OUT/env.txt)
+#   scripts/device/run-gpu.sh bench-launch           launch adapter overhead into $OUT/launch-overhead.md
+#   scripts/device/run-gpu.sh pack                   the benchmark's tables and logs into $OUT/optimize.tgz
 set -uo pipefail
 root=$(pwd)
 OUT=${OUT:-/tmp/kbcc-out}
@@ -47,5 +49,11 @@ CFG
     bash bench/optimize/run.sh "$OUT/optimize" "$@" ;;
   bench-harness)
     KBCC=$B/bin/kbcc OUT=$OUT bash scripts/device/bench-harness.sh ;;
+  bench-launch)
+    bash bench/launch_overhead/run.sh "$OUT" ;;
+  pack)
+    # $OUT keeps only two folder levels: the optimize run's files go in one archive.
+    (cd "$OUT/optimize" && python3 "$root/bench/optimize/summarize.py" . >optimize.md 2>>run.log;
+     tar czf "$OUT/optimize.tgz" optimize.md run.log peak.txt $(ls work/*/*/{before,after,capture,optimize,stats}.* work/*/*/report.json 2>/dev/null)) ;;
   *) echo "run-gpu.sh: unknown step '$what'" >&2; exit 2 ;;
 esac

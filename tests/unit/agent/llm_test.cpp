@@ -112,6 +112,12 @@ KernelTask saxpy_task() {
   l.block[0] = 256;
   l.grid[0] = 4096;
   t.launches = {l};
+  kbcc::tooling::Param n, a, x, y;
+  n.name = "n", n.is_integer = n.is_signed = true, n.size = 4;
+  a.name = "a", a.size = 4;
+  x.name = "x", x.is_pointer = true, x.size = 8;
+  y.name = "y", y.is_pointer = true, y.size = 8;
+  t.kernel.params = {n, a, x, y};
   return t;
 }
 
@@ -300,6 +306,45 @@ TEST_P(LlmTest, GoodCodeIsValidatedTimedAndStored) {
   for (const char *needle : {"__global__ void saxpy", "memory_bound", "dram_throughput_pct", "vectorize",
                              "worked on streaming kernels", "block (256,1,1)", "sm_80"})
     EXPECT_NE(prompt.find(needle), std::string::npos) << needle;
+}
+
+std::string with_mapping(const std::string &code, const std::string &mapping) {
+  return block(code) + "And the launch:\n```json\n" + mapping + "\n```\n";
+}
+
+TEST_P(LlmTest, AGoodLaunchMappingIsCheckedAndCarried) {
+  auto run =
+      run_loop(json::array({{{"content", with_mapping(kGood, R"J({"launch": {"grid": ["ceil_div(grid.x*block.x, 512)",
+    "1", "1"], "block": ["512", "1", "1"], "shared": "0", "preconditions": ["n <= grid.x * block.x"]},
+    "numerics": "exact"})J")}}}));
+  EXPECT_EQ(run.step().outcome, Outcome::Improved) << run.step().error;
+  ASSERT_TRUE(run.result.best);
+  ASSERT_TRUE(run.result.best->launch);
+  EXPECT_EQ(run.result.best->launch->grid[0], "ceil_div(grid.x * block.x, 512)");
+  EXPECT_EQ(run.result.best->numerics, "exact");
+  std::string prompt = run.requests.at(0)["body"].dump();
+  EXPECT_NE(prompt.find("ceil_div(a, b)"), std::string::npos); // the contract states the language
+}
+
+TEST_P(LlmTest, AMalformedLaunchMappingFailsTheStep) {
+  auto run = run_loop(json::array({{{"content", with_mapping(kGood, R"({"launch": {"grid": ["1", "1"]}})")}}}));
+  EXPECT_EQ(run.step().outcome, Outcome::Failed);
+  EXPECT_NE(run.step().error.find("$.launch.grid"), std::string::npos) << run.step().error;
+  EXPECT_EQ(run.evaluations, 0);
+  EXPECT_EQ(run.stored, 0);
+}
+
+TEST_P(LlmTest, AnUnsafeLaunchMappingIsRefused) {
+  // A pointer used as a number, and a name the kernel does not have.
+  for (const char *pre : {"x > 0", "rows > 0"}) {
+    std::string mapping = std::string(R"({"launch": {"grid": ["grid.x", "1", "1"], "block": ["block.x", "1", "1"],
+      "shared": "0", "preconditions": [")") +
+                          pre + R"("]}})";
+    auto run = run_loop(json::array({{{"content", with_mapping(kGood, mapping)}}}));
+    EXPECT_EQ(run.step().outcome, Outcome::Failed) << pre;
+    EXPECT_NE(run.step().error.find("LLM reply"), std::string::npos) << run.step().error;
+    EXPECT_EQ(run.evaluations, 0) << pre;
+  }
 }
 
 TEST_P(LlmTest, CompileErrorIsFedBackToTheFixer) {

