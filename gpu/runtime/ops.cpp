@@ -89,15 +89,18 @@ std::vector<std::string> perturb(const Replay &r, std::mt19937_64 &rng, double s
   return in;
 }
 
-// The reordered-summation bound per output element of the reference run on
-// `inputs` (docs/kernels.md); empty when n is 0.
-Bounds reassociation_bounds(Replay &r, Module &ref, const std::vector<std::string> &inputs,
-                            const std::string &params, uint64_t n) {
+// The reordered-summation bound per output element of the reference `ref`
+// (named `ref_key`) run on `inputs` (named `inputs_key`; docs/kernels.md);
+// empty when n is 0.
+Bounds reassociation_bounds(Replay &r, Module &ref, const std::string &ref_key, const std::vector<std::string> &inputs,
+                            const std::string &inputs_key, const std::string &params, uint64_t n) {
   if (n == 0) return {};
-  std::vector<std::string> magnitudes = inputs;
-  for (size_t i = 0; i < magnitudes.size(); ++i)
-    magnitudes[i] = absolute_values(r.type(i), std::move(magnitudes[i]));
-  auto out = r.run(ref, magnitudes, r.captured_shape(), params);
+  auto out = r.memo("abs|" + ref_key + "|" + inputs_key + "|" + params, [&] {
+    std::vector<std::string> magnitudes = inputs;
+    for (size_t i = 0; i < magnitudes.size(); ++i)
+      magnitudes[i] = absolute_values(r.type(i), std::move(magnitudes[i]));
+    return r.run(ref, magnitudes, r.captured_shape(), params);
+  });
   Bounds b(out.size());
   for (size_t i = 0; i < out.size(); ++i)
     b[i] = reassociation_bound(r.type(i), out[i], n);
@@ -105,9 +108,11 @@ Bounds reassociation_bounds(Replay &r, Module &ref, const std::vector<std::strin
 }
 
 // The noise of two reference runs against the capture, per buffer.
-std::vector<double> calibrate(Replay &r, Module &ref, const std::string &params, json &out) {
-  auto o1 = r.run(ref, r.before(), r.captured_shape(), params);
-  auto o2 = r.run(ref, r.before(), r.captured_shape(), params);
+std::vector<double> calibrate(Replay &r, Module &ref, const std::string &ref_key, const std::string &params,
+                              json &out) {
+  auto run = [&] { return r.run(ref, r.before(), r.captured_shape(), params); };
+  auto o1 = r.memo("calibrate-1|" + ref_key + "|" + params, run);
+  auto o2 = r.memo("calibrate-2|" + ref_key + "|" + params, run);
   std::vector<double> noise(o1.size(), 0);
   bool deterministic = true;
   for (size_t i = 0; i < o1.size(); ++i) {
@@ -153,6 +158,17 @@ json device_json(CUdevice dev) {
           {"memory_bytes", mem}};
 }
 
+namespace {
+
+// The cubin a request runs as the candidate: "candidate", else the
+// "reference" (the original as this replay runs it), else the captured module.
+std::string candidate_of(const json &q) {
+  if (q.contains("candidate")) return q["candidate"].get<std::string>();
+  return q.value("reference", std::string());
+}
+
+} // namespace
+
 Shape shape_from_json(const json &j, const Shape &fallback) {
   if (j.is_null()) return fallback;
   Shape s;
@@ -174,12 +190,15 @@ json check(Replay &r, const json &q) {
   uint64_t n = q.value("reassociation_n", uint64_t(0));
   double max_error = 0;
   try {
-    Module &ref = r.module(q.value("reference", ""));
-    Module &cand = r.module(q.value("candidate", ""));
+    // The reference's runs depend only on the request's inputs: they are
+    // kept with the replay (Replay::memo) and shared by every candidate.
+    const std::string ref_key = q.value("reference", "");
+    Module &ref = r.module(ref_key);
+    Module &cand = r.module(candidate_of(q));
     Shape orig = r.captured_shape(), shape = shape_from_json(q.value("candidate_shape", json()), orig);
     std::string params = r.params();
-    if (q.value("calibrate", true)) noise = calibrate(r, ref, params, out);
-    Bounds bounds = reassociation_bounds(r, ref, r.before(), params, n);
+    if (q.value("calibrate", true)) noise = calibrate(r, ref, ref_key, params, out);
+    Bounds bounds = reassociation_bounds(r, ref, ref_key, r.before(), "captured", params, n);
     auto got = r.run(cand, r.before(), shape, params);
     bool pass = false;
     out["buffers"] = compare_all(r, r.after(), got, noise, bounds, pass, max_error);
@@ -187,12 +206,17 @@ json check(Replay &r, const json &q) {
     out["replay_pass"] = pass;
     bool fuzz_pass = true, shapes_pass = true;
     json fuzz = q.value("fuzz", json::object());
-    std::mt19937_64 rng(fuzz.value("seed", uint64_t(1)));
+    uint64_t seed = fuzz.value("seed", uint64_t(1));
+    double scale = fuzz.value("scale", 0.25);
     json rounds = json::array();
     for (unsigned k = 0; k < fuzz.value("rounds", 0u); ++k) {
-      auto inputs = perturb(r, rng, fuzz.value("scale", 0.25));
-      auto want = r.run(ref, inputs, orig, params);
-      Bounds fb = reassociation_bounds(r, ref, inputs, params, n);
+      std::string round = "fuzz " + std::to_string(seed) + " " + std::to_string(k) + " " + std::to_string(scale);
+      auto inputs = r.memo(round, [&] {
+        std::mt19937_64 rng(seed * 1000003 + k);
+        return perturb(r, rng, scale);
+      });
+      auto want = r.memo("run|" + ref_key + "|" + round + "|" + params, [&] { return r.run(ref, inputs, orig, params); });
+      Bounds fb = reassociation_bounds(r, ref, ref_key, inputs, round, params, n);
       auto have = r.run(cand, inputs, shape, params);
       bool ok = false;
       json bufs = compare_all(r, want, have, noise, fb, ok, max_error);
@@ -205,8 +229,8 @@ json check(Replay &r, const json &q) {
     for (const json &s : q.value("shapes", json::array())) {
       std::string p2 = r.params(overrides_from(s.value("params", json::object())));
       Shape s2 = shape_from_json(s.value("candidate_shape", json()), shape);
-      auto want = r.run(ref, r.before(), orig, p2);
-      Bounds sb = reassociation_bounds(r, ref, r.before(), p2, n);
+      auto want = r.memo("run|" + ref_key + "|captured|" + p2, [&] { return r.run(ref, r.before(), orig, p2); });
+      Bounds sb = reassociation_bounds(r, ref, ref_key, r.before(), "captured", p2, n);
       auto have = r.run(cand, r.before(), s2, p2);
       bool ok = false;
       json bufs = compare_all(r, want, have, noise, sb, ok, max_error);
@@ -232,7 +256,7 @@ json time(Replay &r, CUdevice dev, const json &q) {
   unsigned warmup = q.value("warmup", 5u), reps = q.value("reps", 50u);
   bool flush = q.value("flush", true);
   Module &ref = r.module(q.value("reference", ""));
-  Module &cand = r.module(q.value("candidate", ""));
+  Module &cand = r.module(candidate_of(q));
   Shape orig = r.captured_shape(), shape = shape_from_json(q.value("candidate_shape", json()), orig);
   std::string params = r.params();
   // Pristine device copies of the inputs, restored before every timed launch.
@@ -291,7 +315,7 @@ json time(Replay &r, CUdevice dev, const json &q) {
 }
 
 json launch(Replay &r, const json &q) {
-  Module &m = r.module(q.value("candidate", ""));
+  Module &m = r.module(candidate_of(q));
   Shape shape = shape_from_json(q.value("candidate_shape", json()), r.captured_shape());
   std::string params = r.params();
   unsigned count = q.value("count", 1u);

@@ -19,7 +19,7 @@ void check(CUresult r, const char *what) {
 }
 
 Replay::Replay(const std::string &manifest_path, const std::map<unsigned, std::string> &types)
-    : store_(std::filesystem::path(manifest_path).parent_path().parent_path().string()), capture_(manifest_path) {
+    : store_(std::filesystem::path(manifest_path).parent_path().parent_path().string()), capture_(std::filesystem::path(manifest_path).stem().string()) {
   auto text = read_file(manifest_path);
   if (!text) throw std::runtime_error(text.error().message);
   auto m = manifest_from_json(*text, manifest_path);
@@ -60,6 +60,16 @@ std::string Replay::params(const std::map<unsigned, int64_t> &overrides) const {
     std::memcpy(bytes.data() + p.offset, &value, p.size); // little-endian: the low bytes
   }
   return bytes;
+}
+
+Replay::Buffers Replay::memo(const std::string &key, const std::function<Buffers()> &make) {
+  uint64_t bytes = 0;
+  for (const std::string &b : before_)
+    bytes += b.size();
+  if (bytes > kMemoBytes) return make();
+  auto it = memo_.find(key);
+  if (it == memo_.end()) it = memo_.emplace(key, make()).first;
+  return it->second;
 }
 
 Module &Replay::module(const std::string &cubin) {

@@ -7,6 +7,7 @@
 #include "gpu/capture_format.h"
 
 #include <cuda.h>
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -66,10 +67,18 @@ public:
   std::vector<std::string> run(Module &m, const std::vector<std::string> &inputs, const Shape &shape,
                                const std::string &params);
 
+  // Buffers computed once per replay and reused by later requests (the
+  // reference's outputs, perturbed inputs): `make()`'s result under `key`.
+  // Nothing is kept for captures above kMemoBytes, so memory stays bounded.
+  using Buffers = std::vector<std::string>;
+  Buffers memo(const std::string &key, const std::function<Buffers()> &make);
+  static constexpr uint64_t kMemoBytes = 256ull << 20;
+
 private:
   Module load(const std::string &cubin);
   BlobStore store_;
-  std::string capture_; // the manifest's path
+  std::string capture_; // the capture's id
+  std::map<std::string, Buffers> memo_;
   Manifest m_;
   std::vector<std::string> before_, after_;
   std::vector<ElementType> types_;

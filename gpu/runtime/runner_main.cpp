@@ -105,7 +105,8 @@ CUdevice open_device(int ordinal) {
 
 std::map<unsigned, std::string> types_of(const json &q) {
   std::map<unsigned, std::string> out;
-  for (const auto &[k, v] : q.value("types", json::object()).items())
+  const json types = q.value("types", json::object()); // items() must not outlive it
+  for (const auto &[k, v] : types.items())
     out[static_cast<unsigned>(std::stoul(k))] = v.get<std::string>();
   return out;
 }
