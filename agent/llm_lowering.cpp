@@ -8,7 +8,8 @@
 
 namespace kbcc::agent {
 
-Expected<Lowered> LlmLowerer::ask(const LoweringRequest &r, const std::vector<llm::Message> &messages) {
+Expected<Lowered> LlmLowerer::ask(const LoweringRequest &r, const std::vector<llm::Message> &messages,
+                                  const Candidate &base) {
   auto reply = client_.complete(messages);
   if (!reply) {
     spent_.requests += 1;
@@ -23,14 +24,14 @@ Expected<Lowered> LlmLowerer::ask(const LoweringRequest &r, const std::vector<ll
   c.optimizations = r.start->optimizations;
   c.optimizations.push_back(r.option.id);
   c.lowering = "llm:" + client_.options().model;
-  if (auto mapping = fenced_block(reply->text, {"json"})) {
+  // What the reply does not restate carries over from the code it rewrote.
+  c.launch = base.launch;
+  c.numerics = base.numerics;
+  c.reduction_length = base.reduction_length;
+  c.size_params = base.size_params;
+  if (auto mapping = fenced_block(reply->text, {"json"}))
     if (Status st = read_launch(*mapping, *r.task, c); !st)
       return make_error("LLM reply: " + st.error().message, "llm-reply");
-  } else {
-    c.launch = r.start->launch; // the current launch mapping stays
-    c.numerics = r.start->numerics;
-    c.reduction_length = r.start->reduction_length;
-  }
   Lowered out;
   out.candidates.push_back(std::move(c));
   out.usage = reply->usage;
@@ -49,7 +50,9 @@ Status read_launch(const std::string &text, const KernelTask &task, Candidate &c
   std::string numerics = j.value("numerics", std::string(cache::kNumericsExact));
   if (numerics != cache::kNumericsExact && numerics != cache::kNumericsReassociates)
     return make_error("numerics must be \"exact\" or \"reassociates\", not \"" + numerics + "\"", "llm-reply");
-  c.numerics = numerics;
+  // A stated class never makes the code it rewrote less loose.
+  if (c.numerics.empty() || cache::numerics_looseness(numerics) > cache::numerics_looseness(c.numerics))
+    c.numerics = numerics;
   if (j.contains("reduction_length")) {
     if (!j["reduction_length"].is_string()) return make_error("reduction_length must be a string", "llm-reply");
     c.reduction_length = j["reduction_length"].get<std::string>();
@@ -58,10 +61,10 @@ Status read_launch(const std::string &text, const KernelTask &task, Candidate &c
   return Status::ok();
 }
 
-Expected<Lowered> LlmLowerer::lower(const LoweringRequest &r) { return ask(r, lowering_prompt(r)); }
+Expected<Lowered> LlmLowerer::lower(const LoweringRequest &r) { return ask(r, lowering_prompt(r), *r.start); }
 
 Expected<Lowered> LlmLowerer::fix(const LoweringRequest &r, const Candidate &failed, const std::string &feedback) {
-  return ask(r, fixer_prompt(r, failed.source, feedback));
+  return ask(r, fixer_prompt(r, failed, feedback), failed);
 }
 
 } // namespace kbcc::agent

@@ -19,13 +19,17 @@ public:
 
 private:
   Usage spent_;
-  Expected<Lowered> ask(const LoweringRequest &request, const std::vector<llm::Message> &messages);
+  // One request; the candidate's launch mapping, numerics class, reduction
+  // length and size parameters are `base`'s unless the reply's ```json block
+  // states them (a stated class never makes it less loose than `base`'s).
+  Expected<Lowered> ask(const LoweringRequest &request, const std::vector<llm::Message> &messages,
+                        const Candidate &base);
   llm::Client &client_;
 };
 
 // Reads the ```json block of a reply (launch mapping, numerics class,
-// reduction length) into `c`; Error when it is malformed or names what the
-// kernel does not have.
+// reduction length) into `c`, over what `c` holds; Error when it is malformed
+// or names what the kernel does not have.
 Status read_launch(const std::string &json_text, const KernelTask &task, Candidate &c);
 
 } // namespace kbcc::agent

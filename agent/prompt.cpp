@@ -1,5 +1,8 @@
 #include "agent/prompt.h"
 
+#include "cache/variant.h"
+
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 namespace kbcc::agent {
@@ -25,7 +28,7 @@ const char *kSystem =
     "launch, and where one does not hold the original kernel runs instead. Use \"reassociates\" when "
     "floating-point sums are added in another order, with N the number of terms of the longest such sum.\n"
     "The candidate is compiled, replayed on real captured inputs (through the launch mapping) and fuzzed inputs, "
-    "checked with compute-sanitizer and a static check for removed work, then timed.";
+    "checked by a static check for removed work, then timed; the variant kept is checked with compute-sanitizer.";
 
 std::string launches_text(const KernelTask &t) {
   std::ostringstream s;
@@ -33,6 +36,14 @@ std::string launches_text(const KernelTask &t) {
     s << "- grid (" << l.grid[0] << "," << l.grid[1] << "," << l.grid[2] << "), block (" << l.block[0] << ","
       << l.block[1] << "," << l.block[2] << "), dynamic shared memory " << l.shared << " bytes\n";
   return s.str();
+}
+
+// The ```json block contents that state `c`'s launch mapping and numerics.
+std::string mapping_block(const Candidate &c) {
+  nlohmann::json j = {{"launch", launch::to_json(*c.launch)},
+                      {"numerics", c.numerics.empty() ? std::string(cache::kNumericsExact) : c.numerics}};
+  if (!c.reduction_length.empty()) j["reduction_length"] = c.reduction_length;
+  return j.dump();
 }
 
 std::string metrics_text(const Metrics &m) {
@@ -52,6 +63,10 @@ std::vector<llm::Message> lowering_prompt(const LoweringRequest &r) {
       << r.task->kernel.dependencies << "\n```\n\n";
   u << "Current kernel:\n```cuda\n" << r.start->source << "\n```\n\n";
   u << "Captured launch configurations:\n" << launches_text(*r.task) << "\n";
+  if (r.start->launch)
+    u << "The current kernel is launched through this mapping of the original launch (keep it, or reply with "
+         "another):\n```json\n"
+      << mapping_block(*r.start) << "\n```\n\n";
   u << "Performance state: " << r.state.name;
   if (!r.state.bottleneck.empty()) u << " (bottleneck: " << r.state.bottleneck << ")";
   u << "\n" << r.state.description << "\nProfiler metrics of the current kernel:\n" << metrics_text(r.metrics) << "\n";
@@ -62,12 +77,15 @@ std::vector<llm::Message> lowering_prompt(const LoweringRequest &r) {
   return {{"system", kSystem}, {"user", u.str()}};
 }
 
-std::vector<llm::Message> fixer_prompt(const LoweringRequest &r, const std::string &failed,
+std::vector<llm::Message> fixer_prompt(const LoweringRequest &r, const Candidate &failed,
                                        const std::string &feedback) {
   auto m = lowering_prompt(r);
-  m.push_back({"assistant", "```cuda\n" + failed + "\n```"});
+  std::string answer = "```cuda\n" + failed.source + "\n```";
+  if (failed.launch) answer += "\n```json\n" + mapping_block(failed) + "\n```";
+  m.push_back({"assistant", answer});
   m.push_back({"user", "That candidate was rejected:\n" + feedback.substr(0, 6000) +
-                           "\n\nFix it. Reply with the complete corrected ```cuda block only."});
+                           "\n\nFix it. Reply with the complete corrected ```cuda block (and the ```json block "
+                           "when the launch changes) only."});
   return m;
 }
 

@@ -14,8 +14,9 @@ namespace kbcc::agent {
 // contract.
 std::vector<llm::Message> lowering_prompt(const LoweringRequest &request);
 
-// The conversation extended with the failed candidate and its feedback.
-std::vector<llm::Message> fixer_prompt(const LoweringRequest &request, const std::string &failed_source,
+// The conversation extended with the failed candidate (its code, and its
+// launch mapping when it has one) and its feedback.
+std::vector<llm::Message> fixer_prompt(const LoweringRequest &request, const Candidate &failed,
                                        const std::string &feedback);
 
 // Contents of the first fenced block whose language is one of `languages`

@@ -61,6 +61,7 @@ struct Measurement {
 
 // Result of compiling, validating and timing one candidate.
 struct Evaluation {
+  std::string error; // why the candidate was not evaluated (static check, evaluator error); "" when it was
   bool compiled = false;
   std::string compile_log;    // compiler diagnostics when !compiled
   bool validated = false;     // every capture and fuzzed input matched

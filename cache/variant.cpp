@@ -28,7 +28,10 @@ std::string VariantRecord::id() const {
   h.field(arch);
   h.field(source);
   h.field(toolchain);
-  if (launch) h.field(launch::to_json(*launch).dump());
+  if (launch) { // canonical, as a parsed record holds it: the id must not depend on spelling
+    auto c = launch::canonical(*launch);
+    h.field(launch::to_json(c ? *c : *launch).dump());
+  }
   if (!numerics.empty()) h.field("numerics:" + numerics);
   return h.hex();
 }

@@ -51,6 +51,14 @@ inline constexpr const char *kNumericsExact = "exact";              // same oper
 inline constexpr const char *kNumericsReassociates = "reassociates"; // reductions summed in another order
 inline constexpr const char *kNumericsApproximate = "approximate";   // fast intrinsics or other approximations
 
+// The order exact < reassociates < approximate (0, 1, 2; an empty or unknown
+// class counts as exact).
+inline int numerics_looseness(const std::string &numerics) {
+  if (numerics == kNumericsApproximate) return 2;
+  if (numerics == kNumericsReassociates) return 1;
+  return 0;
+}
+
 struct VariantRecord {
   std::string kernel_hash;    // tooling::Kernel::hash (32 hex)
   std::string arch;           // "sm_90"

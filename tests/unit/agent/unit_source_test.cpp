@@ -98,3 +98,36 @@ TEST(UnitSource, NeitherIsAClearError) {
                                "store, and its unit " +
                                    p.t.tu_path + " does not exist (`kbcc kb pull` fetches closures)");
 }
+
+// The evaluator's CPU side, without a GPU: candidates compile in parallel from
+// the stored closure (the evaluation then stops at the missing captures), and
+// a compile failure carries nvcc's diagnostics.
+TEST(UnitSource, CandidatesCompileInParallelFromTheClosure) {
+  if (!file_exists("/usr/local/cuda/bin/nvcc")) GTEST_SKIP() << "needs nvcc";
+  Project p;
+  p.record();
+  std::filesystem::rename(p.src, p.dir + "/moved");
+  GpuEvaluatorOptions o;
+  o.nvcc = "/usr/local/cuda/bin/nvcc";
+  o.captures_dir = p.dir + "/captures";
+  o.compile_jobs = 4;
+  o.store = p.env.get();
+  GpuEvaluator ev(o);
+  std::vector<Candidate> cands;
+  for (int i = 0; i < 4; ++i) {
+    Candidate c;
+    c.source = std::string(test::kSaxpy);
+    c.source.insert(c.source.find("saxpy("), "__launch_bounds__(" + std::to_string(64 << i) + ") ");
+    cands.push_back(c);
+  }
+  cands.push_back(Candidate{"__global__ void saxpy(int n, float a, const float *x, float *y) { y[0] = ; }"});
+  auto out = ev.evaluate(p.t, cands);
+  ASSERT_EQ(out.size(), cands.size());
+  for (size_t i = 0; i + 1 < out.size(); ++i) {
+    ASSERT_FALSE(out[i]) << i << ": compiled " << out[i]->compiled << " " << out[i]->compile_log;
+    EXPECT_EQ(out[i].error().code, "no-captures") << i << ": " << out[i].error().message;
+  }
+  ASSERT_TRUE(out.back()) << out.back().error().message;
+  EXPECT_FALSE(out.back()->compiled);
+  EXPECT_NE(out.back()->compile_log.find("expected an expression"), std::string::npos) << out.back()->compile_log;
+}

@@ -64,6 +64,15 @@ TEST(Variant, LaunchMappingRoundTripsAndIsPartOfTheId) {
   EXPECT_NE(tampered.error().message.find("$.id"), std::string::npos);
 }
 
+TEST(Variant, AMappingSpelledOtherwiseThanCanonicallyRoundTrips) {
+  VariantRecord r = launch_changing();
+  r.launch->grid[0] = "ceil_div((grid.x*block.x), 4096)";
+  r.launch->preconditions = {"(grid.x * block.x) % 4096 == 0 || n <= grid.x*block.x"};
+  auto back = variant_from_json(to_json(r), "t");
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->id(), r.id());
+}
+
 TEST(Variant, FutureVersionsAndBadMappingsAreRefusedClearly) {
   auto j = to_json(launch_changing());
   j["version"] = 3;
