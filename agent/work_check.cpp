@@ -38,7 +38,8 @@ bool writes_through(const std::string &src, const std::string &name) {
   std::regex indexed(n + "\\s*\\[[^;]*?\\]" + assign);
   std::regex incdec(n + "\\s*\\[[^;]*?\\]\\s*(\\+\\+|--)|(\\+\\+|--)\\s*" + n + "\\s*\\[");
   std::regex deref("\\*\\s*\\(?\\s*" + n + "[^;=]*?\\)?" + assign);
-  std::regex atomic("\\batomic\\w*\\s*\\(\\s*&?\\s*\\(?\\s*" + n);
+  // atomics and the store intrinsics (__stcs, __stcg, __stwb, __stwt) write through their first argument
+  std::regex atomic("\\b(atomic\\w*|__st(cs|cg|wb|wt))\\s*\\(\\s*&?\\s*\\(?\\s*" + n);
   std::string m = mask_code(src);
   return std::regex_search(m, indexed) || std::regex_search(m, incdec) || std::regex_search(m, deref) ||
          std::regex_search(m, atomic);

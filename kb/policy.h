@@ -26,11 +26,20 @@ inline constexpr int kKbFormatVersion = 1;
 
 // Mechanical (no-LLM) lowerings implemented by agent/; an optimization names
 // one in its "mechanical" field (docs/kb-format.md lists them).
-inline constexpr std::array<const char *, 11> kMechanicalLowerings = {
-    "launch_bounds",     "maxnreg",          "unroll",
-    "restrict_ldg",      "fast_math",        "block_size",
-    "thread_coarsening", "split_loop_across_warp", "smem_privatized_atomics",
-    "smem_transpose_staging", "smem_tiling"};
+inline constexpr std::array<const char *, 14> kMechanicalLowerings = {"launch_bounds",
+                                                                      "maxnreg",
+                                                                      "unroll",
+                                                                      "restrict_ldg",
+                                                                      "fast_math",
+                                                                      "block_size",
+                                                                      "thread_coarsening",
+                                                                      "split_loop_across_warp",
+                                                                      "smem_privatized_atomics",
+                                                                      "smem_transpose_staging",
+                                                                      "smem_tiling",
+                                                                      "register_blocking",
+                                                                      "vectorized_loads",
+                                                                      "cache_hint_streaming"};
 
 // One profiler metric range of a state's signature; a bound may be absent.
 struct MetricRange {

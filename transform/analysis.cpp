@@ -445,9 +445,6 @@ std::vector<const VarDecl *> index_variables(const Stmt *body, int dim) {
   return out;
 }
 
-namespace {
-
-// Bound B of `var < B` (or `B > var`).
 const Expr *less_than_bound(const Expr *e, const VarDecl *var) {
   const auto *b = dyn_cast<BinaryOperator>(e->IgnoreParenImpCasts());
   if (!b) return nullptr;
@@ -456,7 +453,6 @@ const Expr *less_than_bound(const Expr *e, const VarDecl *var) {
   return nullptr;
 }
 
-// Bound B of `var >= B` (or `B <= var`).
 const Expr *at_least_bound(const Expr *e, const VarDecl *var) {
   const auto *b = dyn_cast<BinaryOperator>(e->IgnoreParenImpCasts());
   if (!b) return nullptr;
@@ -465,11 +461,11 @@ const Expr *at_least_bound(const Expr *e, const VarDecl *var) {
   return nullptr;
 }
 
-void terms(const Expr *e, BinaryOperatorKind op, std::vector<const Expr *> &out) {
+void split_terms(const Expr *e, BinaryOperatorKind op, std::vector<const Expr *> &out) {
   const auto *b = dyn_cast<BinaryOperator>(e->IgnoreParenImpCasts());
   if (b && b->getOpcode() == op) {
-    terms(b->getLHS(), op, out);
-    terms(b->getRHS(), op, out);
+    split_terms(b->getLHS(), op, out);
+    split_terms(b->getRHS(), op, out);
     return;
   }
   out.push_back(e);
@@ -481,8 +477,6 @@ bool only_returns(const Stmt *s) {
   return c && c->size() == 1 && isa<ReturnStmt>(c->body_front());
 }
 
-} // namespace
-
 std::vector<const Expr *> guard_bounds(const CompoundStmt *body, const VarDecl *var) {
   std::vector<const Expr *> out;
   for (const Stmt *s : body->body()) {
@@ -490,11 +484,11 @@ std::vector<const Expr *> guard_bounds(const CompoundStmt *body, const VarDecl *
     if (!i || i->getElse() || i->hasInitStorage() || i->hasVarStorage()) continue;
     std::vector<const Expr *> parts;
     if (only_returns(i->getThen())) {
-      terms(i->getCond(), BO_LOr, parts);
+      split_terms(i->getCond(), BO_LOr, parts);
       for (const Expr *t : parts)
         if (const Expr *b = at_least_bound(t, var)) out.push_back(b);
     } else if (s == body->body_back()) {
-      terms(i->getCond(), BO_LAnd, parts);
+      split_terms(i->getCond(), BO_LAnd, parts);
       for (const Expr *t : parts)
         if (const Expr *b = less_than_bound(t, var)) out.push_back(b);
     }

@@ -50,8 +50,8 @@ struct Effects {
   bool shared_memory = false; // __shared__ variables
   bool atomics = false;
   bool inline_asm = false;
-  bool device_launch = false; // launches from device code
-  bool unknown_calls = false; // calls through pointers or to functions without a body
+  bool device_launch = false;                        // launches from device code
+  bool unknown_calls = false;                        // calls through pointers or to functions without a body
   std::vector<const clang::CallExpr *> atomic_calls; // in the kernel itself
 };
 Effects effects_of(const clang::FunctionDecl *kernel);
@@ -96,6 +96,15 @@ std::optional<std::vector<Accumulation>> accumulations(const clang::ForStmt *loo
 // Local variables whose value comes from the global index of `dim`:
 //   int i = <global index>;  (const or never assigned afterwards)
 std::vector<const clang::VarDecl *> index_variables(const clang::Stmt *body, int dim);
+
+// Bound B of `e` when it is `var < B` (or `B > var`); nullptr otherwise.
+const clang::Expr *less_than_bound(const clang::Expr *e, const clang::VarDecl *var);
+// Bound B of `e` when it is `var >= B` (or `B <= var`); nullptr otherwise.
+const clang::Expr *at_least_bound(const clang::Expr *e, const clang::VarDecl *var);
+// The operands of a chain of `op` (&& or ||), through parentheses.
+void split_terms(const clang::Expr *e, clang::BinaryOperatorKind op, std::vector<const clang::Expr *> &out);
+// Whether `s` is `return;` or `{ return; }`.
+bool only_returns(const clang::Stmt *s);
 
 // The upper bounds that guards of `body` check `var` against: from
 // `if (var >= B ...) return;` and `if (var < B && ...) { rest }` forms.

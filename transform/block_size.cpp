@@ -64,10 +64,13 @@ Expected<Output> apply(const Input &in, const Params &params) {
 } // namespace
 
 Transform block_size_transform() {
-  return {"block_size", cache::kNumericsExact,
+  return {"block_size",
+          cache::kNumericsExact,
           "another block shape (64..1024 threads, 2-D shapes for 2-D kernels), the grid recomputed to cover the same "
           "index space",
-          true, space, apply};
+          true,
+          space,
+          apply};
 }
 
 } // namespace kbcc::transform

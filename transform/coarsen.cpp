@@ -40,9 +40,10 @@ Status coarsen_body(const KernelAst &k, const IndexSpace &s, long factor, Edits 
   size_t open = k.offset(s.body->getLBracLoc()), close = k.offset(s.body->getRBracLoc());
   if (open == std::string::npos || close == std::string::npos) return not_applicable("the body is written in a macro");
   std::string f = std::to_string(factor);
-  e.insert(open + 1, "\n  #pragma unroll\n  for (unsigned __kbcc_k = 0; __kbcc_k < " + f +
-                         "u; ++__kbcc_k) {\n  const unsigned long long __kbcc_item = ((unsigned long long)blockIdx.x * " +
-                         f + "ull + __kbcc_k) * blockDim.x + threadIdx.x;\n  {");
+  e.insert(open + 1,
+           "\n  #pragma unroll\n  for (unsigned __kbcc_k = 0; __kbcc_k < " + f +
+               "u; ++__kbcc_k) {\n  const unsigned long long __kbcc_item = ((unsigned long long)blockIdx.x * " + f +
+               "ull + __kbcc_k) * blockDim.x + threadIdx.x;\n  {");
   bool returns_inside = has_return(s.body);
   e.insert(close, std::string("  }\n") + (returns_inside ? "  __kbcc_next:;\n" : "") + "  }\n");
   for (const GlobalIndex &g : s.occurrences) {
@@ -214,8 +215,9 @@ Expected<Output> privatize_apply(const Input &in, const Params &params) {
   Edits e;
   size_t open = k.offset(p->space.body->getLBracLoc()), close = k.offset(p->space.body->getRBracLoc());
   if (open == std::string::npos || close == std::string::npos) return not_applicable("the body is written in a macro");
-  e.insert(open + 1, "\n  __shared__ " + type + " __kbcc_bins[" + n + "];\n  for (unsigned __kbcc_i = threadIdx.x; __kbcc_i < " +
-                         n + "u; __kbcc_i += blockDim.x) __kbcc_bins[__kbcc_i] = 0;\n  __syncthreads();");
+  e.insert(open + 1, "\n  __shared__ " + type + " __kbcc_bins[" + n +
+                         "];\n  for (unsigned __kbcc_i = threadIdx.x; __kbcc_i < " + n +
+                         "u; __kbcc_i += blockDim.x) __kbcc_bins[__kbcc_i] = 0;\n  __syncthreads();");
   if (auto st = coarsen_body(k, p->space, factor, e); !st) return st.error();
   e.insert(close, "  __syncthreads();\n  for (unsigned __kbcc_i = threadIdx.x; __kbcc_i < " + n +
                       "u; __kbcc_i += blockDim.x)\n    if (__kbcc_bins[__kbcc_i] != 0) atomicAdd(&" + a +
@@ -227,8 +229,8 @@ Expected<Output> privatize_apply(const Input &in, const Params &params) {
     if (index.empty() || value.empty()) return not_applicable("an atomic's operands are written in a macro");
     e.replace(b, past_semicolon(src, x),
               "{ const auto __kbcc_at = (" + index + "); if ((unsigned long long)__kbcc_at < " + n +
-                  "ull) atomicAdd(&__kbcc_bins[__kbcc_at], " + value + "); else atomicAdd(&" + a +
-                  "[__kbcc_at], " + value + "); }");
+                  "ull) atomicAdd(&__kbcc_bins[__kbcc_at], " + value + "); else atomicAdd(&" + a + "[__kbcc_at], " +
+                  value + "); }");
   }
   auto text = e.apply(src);
   if (!text) return text.error();
@@ -244,16 +246,22 @@ Expected<Output> privatize_apply(const Input &in, const Params &params) {
 } // namespace
 
 Transform coarsen_transform() {
-  return {"thread_coarsening", cache::kNumericsExact,
+  return {"thread_coarsening",
+          cache::kNumericsExact,
           "each thread handles `factor` items (block-strided), the grid shrinks by the factor; optional block size",
-          true, coarsen_space, coarsen_apply};
+          true,
+          coarsen_space,
+          coarsen_apply};
 }
 
 Transform privatize_transform() {
-  return {"smem_privatized_atomics", cache::kNumericsExact,
+  return {"smem_privatized_atomics",
+          cache::kNumericsExact,
           "atomicAdd updates of one array go to a per-block shared-memory copy, flushed once per block; threads "
           "coarsened by `factor`",
-          true, privatize_space, privatize_apply};
+          true,
+          privatize_space,
+          privatize_apply};
 }
 
 } // namespace kbcc::transform

@@ -200,13 +200,19 @@ constexpr char kApproximate[] = "approximate";
 std::vector<Transform> lexical_transforms() {
   return {
       {"launch_bounds", kExact, "__launch_bounds__(largest block of the current launches[, min blocks])", false,
-       [](const Input &in) { return probe<launch_bounds>(in, {{"min_blocks", {"0", "2", "4"}}}); },
+       [](const Input &in) {
+         return probe<launch_bounds>(in, {{"min_blocks", {"0", "2", "4"}}});
+       },
        lexical<launch_bounds, kExact>},
       {"maxnreg", kExact, "__maxnreg__(cap) below the profiled register count", false,
-       [](const Input &in) { return probe<maxnreg>(in, {{"percent", {"75", "62", "50"}}}); },
+       [](const Input &in) {
+         return probe<maxnreg>(in, {{"percent", {"75", "62", "50"}}});
+       },
        lexical<maxnreg, kExact>},
       {"unroll", kExact, "#pragma unroll N on innermost for loops", false,
-       [](const Input &in) { return probe<unroll>(in, {{"factor", {"4", "8", "2", "16"}}}); },
+       [](const Input &in) {
+         return probe<unroll>(in, {{"factor", {"4", "8", "2", "16"}}});
+       },
        lexical<unroll, kExact>},
       {"restrict_ldg", kExact, "const __restrict__ on read-only pointer parameters (read-only cache)", false,
        [](const Input &in) { return probe<restrict_ldg>(in, {}); }, lexical<restrict_ldg, kExact>},

@@ -36,11 +36,11 @@ struct Plan {
     CountedLoop loop;
     std::vector<Accumulation> accs;
   };
-  std::vector<Loop> loops;                       // shared across the group
-  std::vector<const Stmt *> lane0;               // stores outside shared loops
-  bool reads = false;                            // the kernel reads memory (barriers after stores)
-  bool float_reduction = false;                  // some shared reduction is floating point
-  std::vector<std::string> trip_counts;          // of the shared loops, mapping language
+  std::vector<Loop> loops;              // shared across the group
+  std::vector<const Stmt *> lane0;      // stores outside shared loops
+  bool reads = false;                   // the kernel reads memory (barriers after stores)
+  bool float_reduction = false;         // some shared reduction is floating point
+  std::vector<std::string> trip_counts; // of the shared loops, mapping language
   std::set<std::string> size_params;
 };
 
@@ -73,7 +73,8 @@ bool moves_with(const Expr *e, const VarDecl *var) {
 std::pair<const Expr *, const Expr *> address_of(const Expr *lvalue) {
   lvalue = lvalue->IgnoreParenImpCasts();
   if (const auto *sub = dyn_cast<ArraySubscriptExpr>(lvalue)) return {sub->getBase(), sub->getIdx()};
-  if (const auto *u = dyn_cast<UnaryOperator>(lvalue); u && u->getOpcode() == UO_Deref) return {u->getSubExpr(), nullptr};
+  if (const auto *u = dyn_cast<UnaryOperator>(lvalue); u && u->getOpcode() == UO_Deref)
+    return {u->getSubExpr(), nullptr};
   return {nullptr, nullptr};
 }
 
@@ -82,8 +83,8 @@ std::string memory_conflict(const CountedLoop &cl, const ASTContext &ctx) {
   std::vector<const Expr *> stores, loads;
   std::function<void(const Stmt *)> visit = [&](const Stmt *s) {
     if (!s) return;
-    if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->isAssignmentOp() && writes_memory(s) &&
-                                                      !isa<DeclRefExpr>(b->getLHS()->IgnoreParenImpCasts()))
+    if (const auto *b = dyn_cast<BinaryOperator>(s);
+        b && b->isAssignmentOp() && writes_memory(s) && !isa<DeclRefExpr>(b->getLHS()->IgnoreParenImpCasts()))
       stores.push_back(b->getLHS());
     if (const auto *c = dyn_cast<ImplicitCastExpr>(s); c && c->getCastKind() == CK_LValueToRValue)
       loads.push_back(c->getSubExpr());
@@ -97,8 +98,7 @@ std::string memory_conflict(const CountedLoop &cl, const ASTContext &ctx) {
     const ParmVarDecl *root = root_parameter(base);
     if (!root) return "it stores through a pointer not derived from a parameter";
     const Expr *moving = index ? index : base;
-    if (!moves_with(moving, cl.var) && !refers_to(base, cl.var))
-      return "its stores do not move with the loop variable";
+    if (!moves_with(moving, cl.var) && !refers_to(base, cl.var)) return "its stores do not move with the loop variable";
     for (const Expr *ld : loads) {
       auto [lb, li] = address_of(ld);
       if (!lb) continue;
@@ -357,10 +357,13 @@ Expected<Output> apply(const Input &in, const Params &params) {
 } // namespace
 
 Transform split_loop_transform() {
-  return {"split_loop_across_warp", cache::kNumericsReassociates,
+  return {"split_loop_across_warp",
+          cache::kNumericsReassociates,
           "a group of lanes (part of a warp, a warp or a block) per item instead of a thread: inner loops split "
           "across the lanes, reductions combined with shuffles (and shared memory across warps)",
-          true, space, apply};
+          true,
+          space,
+          apply};
 }
 
 } // namespace kbcc::transform

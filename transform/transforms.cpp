@@ -11,6 +11,9 @@ Transform split_loop_transform();
 Transform privatize_transform();
 Transform transpose_transform();
 Transform tiling_transform();
+Transform register_blocking_transform();
+Transform vectorize_transform();
+Transform cache_hint_transform();
 
 Error not_applicable(const std::string &why) { return make_error(why, "not-applicable"); }
 
@@ -18,7 +21,8 @@ const std::vector<Transform> &transforms() {
   static const std::vector<Transform> table = [] {
     std::vector<Transform> t = lexical_transforms();
     for (Transform x : {block_size_transform(), coarsen_transform(), split_loop_transform(), privatize_transform(),
-                        transpose_transform(), tiling_transform()})
+                        transpose_transform(), tiling_transform(), register_blocking_transform(), vectorize_transform(),
+                        cache_hint_transform()})
       t.push_back(x);
     return t;
   }();

@@ -1,8 +1,8 @@
 // smem_transpose_staging: a 2-D global-index kernel whose single store moves
 // by one element with the y index (and by more with x) writes uncoalesced.
-// Each thread now computes its own element into a shared tile, and after a
-// barrier stores the element of the transposed position, so consecutive
-// threads store consecutive addresses.
+// Each thread now computes its elements (`rows` of them, tile / rows apart
+// in y) into a shared tile, and after a barrier stores the elements of the
+// transposed positions, so consecutive threads store consecutive addresses.
 //
 // Legal when: builtins only in the x and y global indexes, held by one index
 // variable each; no barriers, warp operations, shared memory or atomics; the
@@ -26,8 +26,10 @@ void additive_terms(const Expr *e, std::vector<const Expr *> &out) {
   e = e->IgnoreParenCasts();
   if (const auto *b = dyn_cast<BinaryOperator>(e); b && (b->getOpcode() == BO_Add || b->getOpcode() == BO_Sub)) {
     additive_terms(b->getLHS(), out);
-    if (b->getOpcode() == BO_Add) additive_terms(b->getRHS(), out);
-    else out.push_back(b->getRHS()); // a negative term: never a plain variable
+    if (b->getOpcode() == BO_Add)
+      additive_terms(b->getRHS(), out);
+    else
+      out.push_back(b->getRHS()); // a negative term: never a plain variable
     return;
   }
   out.push_back(e);
@@ -40,8 +42,10 @@ bool unit_stride(const Expr *e, const VarDecl *var) {
   int plain = 0;
   for (const Expr *t : terms) {
     const auto *ref = dyn_cast<DeclRefExpr>(t->IgnoreParenCasts());
-    if (ref && ref->getDecl() == var) ++plain;
-    else if (refers_to(t, var)) return false;
+    if (ref && ref->getDecl() == var)
+      ++plain;
+    else if (refers_to(t, var))
+      return false;
   }
   return plain == 1;
 }
@@ -103,10 +107,10 @@ Expected<Plan> analyze(const KernelAst &k) {
   return p;
 }
 
-long tile_param(const Params &params) {
-  auto it = params.find("tile");
+long int_param(const Params &params, const char *key, long fallback) {
+  auto it = params.find(key);
   try {
-    return it == params.end() ? 32 : std::stol(it->second);
+    return it == params.end() ? fallback : std::stol(it->second);
   } catch (...) {
     return 0;
   }
@@ -115,12 +119,15 @@ long tile_param(const Params &params) {
 Expected<std::vector<Axis>> space(const Input &in) {
   auto p = analyze(*in.ast);
   if (!p) return p.error();
-  return std::vector<Axis>{{"tile", {"32", "16"}}};
+  return std::vector<Axis>{{"tile", {"32", "16"}}, {"rows", {"4", "1", "8", "2"}}};
 }
 
-// The body's inner text with the indexes and the store rewritten for one pass.
+// The body's inner text with the indexes and the store rewritten for one
+// pass: the first stores its element into `tile`, the second stores `tile`'s
+// element; a return jumps to `label` (the pass's next row).
 Expected<std::string> pass_text(const KernelAst &k, const Plan &p, const std::string &x_index,
-                                const std::string &y_index, bool first) {
+                                const std::string &y_index, bool first, const std::string &tile,
+                                const std::string &label) {
   const std::string &src = k.source();
   Edits e;
   for (const GlobalIndex &g : p.space.occurrences) {
@@ -132,25 +139,25 @@ Expected<std::string> pass_text(const KernelAst &k, const Plan &p, const std::st
   if (!k.span(p.store->getLHS()->getSourceRange(), lb, le) || !k.span(p.store->getRHS()->getSourceRange(), rb, re))
     return not_applicable("the store is written in a macro");
   if (first)
-    e.replace(lb, le, "__kbcc_tile[threadIdx.y][threadIdx.x]");
+    e.replace(lb, le, tile);
   else
-    e.replace(rb, re, "__kbcc_tile[threadIdx.x][threadIdx.y]");
-  if (first) {
-    Status status = Status::ok();
-    std::function<void(const Stmt *)> returns = [&](const Stmt *st) {
-      if (!st || !status) return;
-      if (isa<ReturnStmt>(st)) {
-        size_t b = 0, x = 0;
-        if (!k.span(st->getSourceRange(), b, x)) status = not_applicable("a return is written in a macro");
-        else e.replace(b, past_semicolon(src, x), "goto __kbcc_exchange;");
-        return;
-      }
-      for (const Stmt *c : st->children())
-        returns(c);
-    };
-    returns(p.space.body);
-    if (!status) return status.error();
-  }
+    e.replace(rb, re, tile);
+  Status status = Status::ok();
+  std::function<void(const Stmt *)> returns = [&](const Stmt *st) {
+    if (!st || !status) return;
+    if (isa<ReturnStmt>(st)) {
+      size_t b = 0, x = 0;
+      if (!k.span(st->getSourceRange(), b, x))
+        status = not_applicable("a return is written in a macro");
+      else
+        e.replace(b, past_semicolon(src, x), "goto " + label + ";");
+      return;
+    }
+    for (const Stmt *c : st->children())
+      returns(c);
+  };
+  returns(p.space.body);
+  if (!status) return status.error();
   auto text = e.apply(src);
   if (!text) return text.error();
   // Only the body's inner text: offsets move with the edits, so find it anew.
@@ -164,23 +171,29 @@ Expected<Output> apply(const Input &in, const Params &params) {
   const KernelAst &k = *in.ast;
   auto p = analyze(k);
   if (!p) return p.error();
-  long tile = tile_param(params);
+  long tile = int_param(params, "tile", 32), rows = int_param(params, "rows", 1);
   if (tile != 16 && tile != 32) return not_applicable("tile must be 16 or 32");
-  std::string t = std::to_string(tile);
-  auto first = pass_text(k, *p, "blockIdx.x * " + t + " + threadIdx.x", "blockIdx.y * " + t + " + threadIdx.y", true);
+  if (rows < 1 || rows > tile / 2 || tile % rows) return not_applicable("rows must divide the tile");
+  // A block of tile x (tile / rows) threads; each thread handles `rows`
+  // elements of its column of the tile, (tile / rows) apart.
+  std::string t = std::to_string(tile), ty = std::to_string(tile / rows), r = std::to_string(rows);
+  std::string row = "(threadIdx.y + __kbcc_r * " + ty + ")";
+  auto first = pass_text(k, *p, "blockIdx.x * " + t + " + threadIdx.x", "blockIdx.y * " + t + " + " + row, true,
+                         "__kbcc_tile[" + row + "][threadIdx.x]", "__kbcc_next1");
   if (!first) return first.error();
-  auto second = pass_text(k, *p, "blockIdx.x * " + t + " + threadIdx.y", "blockIdx.y * " + t + " + threadIdx.x", false);
+  auto second = pass_text(k, *p, "blockIdx.x * " + t + " + " + row, "blockIdx.y * " + t + " + threadIdx.x", false,
+                          "__kbcc_tile[threadIdx.x][" + row + "]", "__kbcc_next2");
   if (!second) return second.error();
   const std::string &src = k.source();
   size_t open = k.offset(p->space.body->getLBracLoc()), close = k.offset(p->space.body->getRBracLoc());
+  std::string loop = "  #pragma unroll\n  for (int __kbcc_r = 0; __kbcc_r < " + r + "; ++__kbcc_r) {\n  {";
   Output out;
-  out.source = src.substr(0, open + 1) + "\n  __shared__ " + p->element + " __kbcc_tile[" + t + "][" + t +
-               " + 1];\n  {" + *first + "}\n" + (has_return(p->space.body) ? "  __kbcc_exchange:;\n" : "") +
-               "  __syncthreads();\n  {" + *second + "}\n" +
-               src.substr(close);
+  out.source = src.substr(0, open + 1) + "\n  __shared__ " + p->element + " __kbcc_tile[" + t + "][" + t + " + 1];\n" +
+               loop + *first + "}\n  __kbcc_next1:;\n  }\n  __syncthreads();\n" + loop + *second +
+               "}\n  __kbcc_next2:;\n  }\n" + src.substr(close);
   launch::LaunchMapping m;
   m.grid = {"ceil_div(grid.x * block.x, " + t + ")", "ceil_div(grid.y * block.y, " + t + ")", "1"};
-  m.block = {t, t, "1"};
+  m.block = {t, ty, "1"};
   m.shared = "0";
   m.preconditions = fixed_dims_preconditions(2);
   m.preconditions.push_back(coverage_precondition(p->space, 0, tile));
@@ -194,10 +207,13 @@ Expected<Output> apply(const Input &in, const Params &params) {
 } // namespace
 
 Transform transpose_transform() {
-  return {"smem_transpose_staging", cache::kNumericsExact,
+  return {"smem_transpose_staging",
+          cache::kNumericsExact,
           "a 2-D kernel storing across rows stages its elements in a shared tile and stores the transposed tile "
           "with consecutive threads on consecutive addresses",
-          true, space, apply};
+          true,
+          space,
+          apply};
 }
 
 } // namespace kbcc::transform

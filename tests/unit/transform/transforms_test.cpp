@@ -73,9 +73,10 @@ std::string refusal(const char *id, const std::string &source) {
 } // namespace
 
 TEST(Transforms, TheTableHasEveryKbMechanicalLowering) {
-  for (const char *id : {"launch_bounds", "maxnreg", "unroll", "restrict_ldg", "fast_math", "block_size",
-                         "thread_coarsening", "split_loop_across_warp", "smem_privatized_atomics",
-                         "smem_transpose_staging", "smem_tiling"})
+  for (const char *id :
+       {"launch_bounds", "maxnreg", "unroll", "restrict_ldg", "fast_math", "block_size", "thread_coarsening",
+        "split_loop_across_warp", "smem_privatized_atomics", "smem_transpose_staging", "smem_tiling",
+        "register_blocking", "vectorized_loads", "cache_hint_streaming"})
     EXPECT_NE(find_transform(id), nullptr) << id;
 }
 
@@ -158,17 +159,23 @@ TEST(Transforms, SplitLoopRefusals) {
     s += x[r * cols + c];
     y[r * cols + c] = s;
   }
-})").find("no loop"), std::string::npos);
+})")
+                .find("no loop"),
+            std::string::npos);
   EXPECT_NE(refusal("split_loop_across_warp", R"(__global__ void b(int n, float *y) {
   __shared__ float t[32];
   t[threadIdx.x] = y[threadIdx.x];
   __syncthreads();
   for (int c = 0; c < n; ++c) y[c] += t[c % 32];
-})").find("barriers"), std::string::npos);
+})")
+                .find("barriers"),
+            std::string::npos);
   EXPECT_NE(refusal("split_loop_across_warp", R"(__global__ void g(int n, float *y) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   for (int c = 0; c < n; ++c) y[i * n + c] = gridDim.x;
-})").find("outside the global-index idiom"), std::string::npos);
+})")
+                .find("outside the global-index idiom"),
+            std::string::npos);
 }
 
 TEST(Transforms, CoarseningWrapsTheBodyAndShrinksTheGrid) {
@@ -185,11 +192,12 @@ TEST(Transforms, PrivatizedAtomicsNeedTheirResultUnused) {
 })";
   Output out = applied("smem_privatized_atomics", hist);
   EXPECT_NE(out.source.find("__shared__ unsigned int __kbcc_bins[256]"), std::string::npos) << out.source;
-  EXPECT_EQ(refusal("smem_privatized_atomics", R"(__global__ void h(int n, const int *d, unsigned *bins, unsigned *old) {
+  EXPECT_EQ(
+      refusal("smem_privatized_atomics", R"(__global__ void h(int n, const int *d, unsigned *bins, unsigned *old) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) old[i] = atomicAdd(&bins[d[i]], 1u);
 })"),
-            "an atomic's result is used");
+      "an atomic's result is used");
   EXPECT_NE(refusal("smem_privatized_atomics", kSaxpy).find("no atomic"), std::string::npos);
 }
 
@@ -199,10 +207,10 @@ TEST(Transforms, TransposeStagingOnlyForStoresContiguousInY) {
   int r = blockIdx.y * blockDim.y + threadIdx.y;
   if (r < rows && c < cols) out[(size_t)c * rows + r] = in[(size_t)r * cols + c];
 })";
-  Output out = applied("smem_transpose_staging", t, {{"tile", "32"}});
-  EXPECT_NE(out.source.find("__kbcc_tile[threadIdx.x][threadIdx.y]"), std::string::npos) << out.source;
+  Output out = applied("smem_transpose_staging", t, {{"tile", "32"}, {"rows", "4"}});
+  EXPECT_NE(out.source.find("__kbcc_tile[threadIdx.x][(threadIdx.y + __kbcc_r * 8)]"), std::string::npos) << out.source;
   ASSERT_TRUE(out.launch);
-  EXPECT_EQ(out.launch->block[1], "32");
+  EXPECT_EQ(out.launch->block[1], "8");
   const char *copy = R"(__global__ void t(int rows, int cols, const float *in, float *out) {
   int c = blockIdx.x * blockDim.x + threadIdx.x;
   int r = blockIdx.y * blockDim.y + threadIdx.y;
@@ -222,8 +230,7 @@ TEST(Transforms, TilingKeepsTheSumOrderAndGuardsTheStores) {
   c[row * n + col] = acc;
 })";
   Output out = applied("smem_tiling", mm, {{"tile", "16"}});
-  EXPECT_NE(out.source.find("__kbcc_As[threadIdx.y][__kbcc_kk] * __kbcc_Bs[__kbcc_kk][threadIdx.x]"),
-            std::string::npos)
+  EXPECT_NE(out.source.find("__kbcc_As[threadIdx.y][__kbcc_kk] * __kbcc_Bs[__kbcc_kk][threadIdx.x]"), std::string::npos)
       << out.source;
   EXPECT_NE(out.source.find("if (__kbcc_row_ok && __kbcc_col_ok)"), std::string::npos);
   EXPECT_EQ(out.numerics, kbcc::cache::kNumericsExact);
@@ -235,4 +242,144 @@ TEST(Transforms, TilingKeepsTheSumOrderAndGuardsTheStores) {
   c[row * n + col] = acc;
 })";
   EXPECT_NE(refusal("smem_tiling", diag).find("both row and column"), std::string::npos);
+}
+
+namespace {
+const char *kMatmul = R"(__global__ void mm(int n, const float *a, const float *b, float *c) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= n || col >= n) return;
+  float acc = 0.0f;
+  for (int k = 0; k < n; ++k)
+    acc += a[row * n + k] * b[k * n + col];
+  c[row * n + col] = acc;
+})";
+} // namespace
+
+TEST(Transforms, TilingNeedsTheSameTripCountInEveryThread) {
+  const char *triangular = R"(__global__ void t(int n, const float *a, const float *b, float *c) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= n || col >= n) return;
+  float acc = 0.0f;
+  for (int k = 0; k < row; ++k)
+    acc += a[row * n + k] * b[k * n + col];
+  c[row * n + col] = acc;
+})";
+  EXPECT_NE(refusal("smem_tiling", triangular).find("bounds differ between threads"), std::string::npos);
+  EXPECT_NE(refusal("register_blocking", triangular).find("bounds differ between threads"), std::string::npos);
+}
+
+TEST(Transforms, RegisterBlockingKeepsEachOutputsSumInOrder) {
+  Output out = applied("register_blocking", kMatmul, {{"shape", "64x4x16"}, {"map", "blocked"}});
+  // Per thread a 4x4 micro-tile of accumulators, each updated from the tiles in k order.
+  EXPECT_NE(out.source.find("float __kbcc_acc0[4][4];"), std::string::npos) << out.source;
+  EXPECT_NE(out.source.find("float &acc = __kbcc_acc0[__kbcc_i][__kbcc_j];"), std::string::npos);
+  EXPECT_NE(out.source.find("acc += __kbcc_At[__kbcc_kk][(__kbcc_ty * 4 + __kbcc_i)] * "
+                            "__kbcc_Bt[__kbcc_kk][(__kbcc_tx * 4 + __kbcc_j)];"),
+            std::string::npos)
+      << out.source;
+  // Stores only for in-range outputs.
+  EXPECT_NE(out.source.find("if (__kbcc_rok[__kbcc_i] && __kbcc_cok[__kbcc_j])"), std::string::npos);
+  ASSERT_TRUE(out.launch);
+  EXPECT_EQ(out.launch->grid[0], "ceil_div(grid.x * block.x, 64)");
+  EXPECT_EQ(out.launch->block[0], "16");
+  EXPECT_EQ(out.launch->block[1], "16");
+  EXPECT_EQ(out.numerics, kbcc::cache::kNumericsExact);
+  Output strided = applied("register_blocking", kMatmul, {{"shape", "64x4x16"}, {"map", "strided"}});
+  EXPECT_NE(strided.source.find("(__kbcc_tx + __kbcc_j * 16)"), std::string::npos) << strided.source;
+}
+
+TEST(Transforms, RegisterBlockingRefusals) {
+  // A variable before the loop that depends on the output's row.
+  EXPECT_NE(refusal("register_blocking", R"(__global__ void m(int n, const float *a, const float *b, float *c) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  const float *ar = a + row * n;
+  float acc = 0.0f;
+  for (int k = 0; k < n; ++k) acc += ar[k] * b[k * n + col];
+  c[row * n + col] = acc;
+})")
+                .find("depends on the output's row or column"),
+            std::string::npos);
+  // The statements after the loop return.
+  EXPECT_NE(refusal("register_blocking", R"(__global__ void m(int n, const float *a, const float *b, float *c) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = 0.0f;
+  for (int k = 0; k < n; ++k) acc += a[row * n + k] * b[k * n + col];
+  if (acc == 0.0f) return;
+  c[row * n + col] = acc;
+})")
+                .find("returns or jumps"),
+            std::string::npos);
+  EXPECT_NE(refusal("register_blocking", kSaxpy).find("one dimension"), std::string::npos);
+}
+
+TEST(Transforms, VectorizedLoadsNeedAlignmentAndUnconditionalAccesses) {
+  const char *axpby = R"(__global__ void e(int n, float a, const float *x, const float *y, float *z) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) z[i] = a * x[i] + y[i];
+})";
+  Output out = applied("vectorized_loads", axpby, {{"block", "256"}});
+  EXPECT_NE(out.source.find("struct __align__(16) __kbcc_v0 { float e[4]; };"), std::string::npos) << out.source;
+  EXPECT_NE(out.source.find("(long long)__kbcc_i0 + 4 <= (long long)(n)"), std::string::npos);
+  EXPECT_NE(out.source.find("__kbcc_s2.e[3] = a * __kbcc_l0.e[3] + __kbcc_l1.e[3];"), std::string::npos);
+  ASSERT_TRUE(out.launch);
+  EXPECT_EQ(out.launch->grid[0], "ceil_div(grid.x * block.x, 1024)");
+  auto &pre = out.launch->preconditions;
+  for (const char *p : {"aligned(x, 16)", "aligned(y, 16)", "aligned(z, 16)"})
+    EXPECT_NE(std::find(pre.begin(), pre.end(), p), pre.end()) << p;
+  // A store behind a data-dependent branch and a load after it stay scalar;
+  // doubles take two lanes.
+  const char *masked = R"(__global__ void m(int n, const double *x, float *y, float *z) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  double v = x[i];
+  if (v > 0) y[i] = 1.0f;
+  z[i] = (float)v;
+})";
+  Output m = applied("vectorized_loads", masked);
+  EXPECT_NE(m.source.find("__align__(16) __kbcc_v0 { double e[2]; }"), std::string::npos) << m.source;
+  EXPECT_NE(m.source.find("double v = __kbcc_l0.e[1];"), std::string::npos) << m.source;
+  EXPECT_NE(m.source.find("if (v > 0) y[i] = 1.0f;"), std::string::npos) << m.source;
+  EXPECT_NE(m.source.find("__align__(8) __kbcc_v1 { float e[2]; }"), std::string::npos) << m.source;
+  // x is read again after a store to y, which may alias it: x stays scalar.
+  Output again = applied("vectorized_loads", R"(__global__ void m(int n, const float *x, float *y, float *z) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  y[i] = 1.0f;
+  z[i] = x[i];
+})");
+  EXPECT_NE(again.source.find("__kbcc_s1.e[0] = x[i];"), std::string::npos) << again.source;
+  const char *after_store = R"(__global__ void s(int n, const float *x, float *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    y[i] = 0.0f;
+    if (x[i] > 1.0f) y[i] = x[i];
+  }
+})";
+  EXPECT_NE(refusal("vectorized_loads", after_store).find("no stream"), std::string::npos);
+  EXPECT_NE(refusal("vectorized_loads", R"(__global__ void u(int n, const float *x, float *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  y[i] = x[i];
+})")
+                .find("no bound guard"),
+            std::string::npos);
+}
+
+TEST(Transforms, CacheHintsOnlyForStreamsOutsideLoops) {
+  Output out =
+      applied("cache_hint_streaming", R"(__global__ void h(int n, int m, const float *x, const float *w, float *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float s = x[i];
+  for (int k = 0; k < m; ++k) s += w[k];
+  y[i] = s;
+})");
+  EXPECT_NE(out.source.find("float s = __ldcs(&x[i]);"), std::string::npos) << out.source;
+  EXPECT_NE(out.source.find("__stcs(&y[i], s);"), std::string::npos) << out.source;
+  EXPECT_NE(out.source.find("s += w[k];"), std::string::npos) << out.source;
+  EXPECT_FALSE(out.launch);
+  EXPECT_EQ(out.numerics, kbcc::cache::kNumericsExact);
 }

@@ -1,0 +1,366 @@
+// register_blocking: smem_tiling with a micro-tile of outputs per thread. A
+// block of (tile/micro)^2 threads computes a tile x tile block of outputs;
+// per step of `bk` values of k it stages the (row, k) operand transposed and
+// the (k, col) operand in shared memory, then every thread updates its
+// micro x micro accumulators from registers: micro^2 multiply-adds for
+// 2 * micro shared-memory reads instead of one for two. The micro-tile is
+// `blocked` (a thread owns micro consecutive rows and columns: its shared
+// reads are contiguous and can be vectorized) or `strided` (rows and columns
+// tile/micro apart: a warp's stores are contiguous). Each output's sum keeps
+// its order (k ascending): results are bit-identical.
+//
+// Legal when analyze_tiling accepts the kernel (tiling_analysis.h) and
+// moreover: the statements before the loop are declarations, each of the
+// output index variables, of an accumulator whose initializer depends on
+// neither index, or of a variable that depends on neither index and that no
+// later statement assigns; the shared loads read only parameters, the output
+// indexes, the loop variable and those variables; the statements after the
+// loop do not return.
+#include "cache/variant.h"
+#include "tooling/kernel_text.h"
+#include "transform/edits.h"
+#include "transform/tiling_analysis.h"
+#include "transform/transform.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+namespace kbcc::transform {
+using namespace clang;
+
+namespace {
+
+struct Blocking {
+  TilingPlan plan;
+  std::vector<const VarDecl *> accumulators; // declared before the loop, each with an initializer
+  std::vector<const Stmt *> uniform;         // declarations kept at the top, in order
+  bool mask_body = false;                    // the loop body reads memory that depends on an output index
+};
+
+bool is_accumulator(const TilingPlan &p, const VarDecl *v) {
+  for (const Accumulation &a : p.accs)
+    if (a.var == v) return true;
+  return false;
+}
+
+// Every variable `e` names is a parameter, one of `allowed`, or not a variable.
+bool reads_only(const Stmt *e, const std::set<const VarDecl *> &allowed) {
+  if (!e) return true;
+  if (const auto *ref = dyn_cast<DeclRefExpr>(e))
+    if (const auto *v = dyn_cast<VarDecl>(ref->getDecl()))
+      if (!isa<ParmVarDecl>(v) && !allowed.count(v) && v->hasLocalStorage()) return false;
+  for (const Stmt *c : e->children())
+    if (!reads_only(c, allowed)) return false;
+  return true;
+}
+
+// Whether the loop body reads memory, other than the shared loads, at an
+// address that depends on an output index (out of range for masked outputs).
+bool row_dependent_reads(const TilingPlan &p) {
+  std::set<const Expr *> tiled;
+  for (const TileLoad &l : p.loads)
+    tiled.insert(l.expr);
+  bool found = false;
+  std::function<void(const Stmt *)> visit = [&](const Stmt *s) {
+    if (!s || found) return;
+    if (const auto *c = dyn_cast<ImplicitCastExpr>(s); c && c->getCastKind() == CK_LValueToRValue) {
+      const Expr *lv = c->getSubExpr()->IgnoreParenImpCasts();
+      if (!tiled.count(lv) && reads_memory(c) && (depends_on(lv, p.row) || depends_on(lv, p.col))) found = true;
+    }
+    if (const auto *call = dyn_cast<CallExpr>(s); call && reads_memory(call)) found = true;
+    for (const Stmt *c : s->children())
+      visit(c);
+  };
+  visit(p.loop.loop->getBody());
+  return found;
+}
+
+Expected<Blocking> analyze(const KernelAst &k) {
+  auto p = analyze_tiling(k);
+  if (!p) return p.error();
+  Blocking b;
+  b.plan = *p;
+  std::set<const VarDecl *> allowed{p->row, p->col, p->loop.var};
+  for (const Stmt *st : p->before) {
+    if (isa<NullStmt>(st)) continue;
+    const auto *d = dyn_cast<DeclStmt>(st);
+    if (!d) return not_applicable("a statement before the reduction loop is not a declaration");
+    int index = 0, acc = 0, other = 0;
+    for (const Decl *decl : d->decls()) {
+      const auto *v = dyn_cast<VarDecl>(decl);
+      if (!v) return not_applicable("a declaration before the reduction loop is not a variable");
+      if (v == p->row || v == p->col) {
+        ++index;
+        continue;
+      }
+      const Expr *init = v->getInit();
+      if (init && (depends_on(init, p->row) || depends_on(init, p->col)))
+        return not_applicable("variable '" + v->getName().str() + "' depends on the output's row or column");
+      if (is_accumulator(*p, v)) {
+        if (!init) return not_applicable("accumulator '" + v->getName().str() + "' has no initializer");
+        b.accumulators.push_back(v);
+        ++acc;
+        continue;
+      }
+      for (const Stmt *a : p->after)
+        if (assigns(a, v)) return not_applicable("variable '" + v->getName().str() + "' is assigned after the loop");
+      allowed.insert(v);
+      ++other;
+    }
+    if ((index > 0) + (acc > 0) + (other > 0) > 1)
+      return not_applicable("a declaration before the loop mixes index, accumulator and other variables");
+    if (other > 0) b.uniform.push_back(st);
+  }
+  if (b.accumulators.size() != p->accs.size()) {
+    std::set<const VarDecl *> distinct;
+    for (const Accumulation &a : p->accs)
+      distinct.insert(a.var);
+    if (distinct.size() != b.accumulators.size())
+      return not_applicable("an accumulator is not declared at the top of the kernel");
+  }
+  for (const TileLoad &l : p->loads)
+    if (!reads_only(l.expr, allowed))
+      return not_applicable("a shared load reads a variable other than the indexes, parameters and constants");
+  for (const Stmt *a : p->after)
+    if (has_return(a) || has_break_or_goto(a)) return not_applicable("a statement after the loop returns or jumps");
+  b.mask_body = row_dependent_reads(*p);
+  return b;
+}
+
+// One search point: a tile x tile block, micro x micro outputs per thread,
+// bk values of k per shared-memory stage, blocked or strided micro-tiles.
+struct Shape {
+  long tile = 64, micro = 4, bk = 16;
+  bool blocked = true;
+  long side() const { return tile / micro; } // threads per block side
+};
+
+Expected<Shape> shape_of(const Params &params) {
+  Shape s;
+  auto it = params.find("shape");
+  std::string v = it == params.end() ? "64x4x16" : it->second;
+  if (std::sscanf(v.c_str(), "%ldx%ldx%ld", &s.tile, &s.micro, &s.bk) != 3)
+    return not_applicable("shape '" + v + "' is not TILExMICROxBK");
+  auto m = params.find("map");
+  s.blocked = m == params.end() || m->second != "strided";
+  long threads = s.side() * s.side();
+  bool pow2 = (s.tile & (s.tile - 1)) == 0 && (s.micro & (s.micro - 1)) == 0 && (s.bk & (s.bk - 1)) == 0;
+  if (!pow2 || s.micro < 1 || s.micro > 8 || s.tile % s.micro || threads < 32 || threads > 1024 || s.bk < 4 ||
+      s.bk > 64)
+    return not_applicable("shape '" + v + "' is out of range");
+  return s;
+}
+
+std::string type_of(const VarDecl *v) { return v->getType().getUnqualifiedType().getAsString(); }
+
+struct Generator {
+  const KernelAst &k;
+  const Blocking &b;
+  const Shape &s;
+  std::string T, M, BK, S; // tile, micro, bk, side as text
+  std::string in_range;    // the loop variable is inside the loop's range
+
+  Generator(const KernelAst &k, const Blocking &b, const Shape &s)
+      : k(k), b(b), s(s), T(std::to_string(s.tile)), M(std::to_string(s.micro)), BK(std::to_string(s.bk)),
+        S(std::to_string(s.side())) {
+    const CountedLoop &l = b.plan.loop;
+    in_range = l.var->getName().str() + (l.inclusive ? " <= " : " < ") + "(" + k.text(l.bound->getSourceRange()) + ")";
+  }
+
+  // Position of output i (rows) or j (columns) of this thread inside the tile.
+  std::string local(const std::string &thread, const std::string &i) const {
+    return s.blocked ? "(" + thread + " * " + M + " + " + i + ")" : "(" + thread + " + " + i + " * " + S + ")";
+  }
+  // Declarations of the output indexes for micro-tile position (i, j).
+  std::string indexes(const char *i, const char *j) const {
+    const TilingPlan &p = b.plan;
+    return "const " + type_of(p.row) + " " + p.row->getName().str() + " = (" + type_of(p.row) + ")(blockIdx.y * " + T +
+           "u + " + local("__kbcc_ty", i) + "); const " + type_of(p.col) + " " + p.col->getName().str() + " = (" +
+           type_of(p.col) + ")(blockIdx.x * " + T + "u + " + local("__kbcc_tx", j) + "); (void)" +
+           p.row->getName().str() + "; (void)" + p.col->getName().str() + ";";
+  }
+  // References named like the accumulators, to their (i, j) elements.
+  std::string aliases() const {
+    std::string out;
+    for (size_t a = 0; a < b.accumulators.size(); ++a)
+      out += " " + type_of(b.accumulators[a]) + " &" + b.accumulators[a]->getName().str() + " = __kbcc_acc" +
+             std::to_string(a) + "[__kbcc_i][__kbcc_j];";
+    return out;
+  }
+  std::string loop_var_decl(const std::string &offset) const {
+    const CountedLoop &l = b.plan.loop;
+    return "const " + type_of(l.var) + " " + l.var->getName().str() + " = __kbcc_k0 + (" + type_of(l.var) + ")(" +
+           offset + ");";
+  }
+  std::string tile_type(char operand) const {
+    for (const TileLoad &l : b.plan.loads)
+      if (l.operand == operand) return l.expr->getType().getUnqualifiedType().getAsString();
+    return {};
+  }
+  std::string load_text(char operand) const {
+    for (const TileLoad &l : b.plan.loads)
+      if (l.operand == operand) return k.text(l.expr->getSourceRange());
+    return {};
+  }
+
+  // The loop body with the shared loads read from the tiles.
+  Expected<std::string> body() const {
+    const std::string &src = k.source();
+    const Stmt *lb = b.plan.loop.loop->getBody();
+    size_t bb = 0, be = 0;
+    if (!k.span(lb->getSourceRange(), bb, be)) return not_applicable("the loop is written in a macro");
+    be = past_semicolon(src, be);
+    Edits e;
+    std::string a_text = load_text('A'), b_text = load_text('B');
+    for (const TileLoad &l : b.plan.loads) {
+      size_t x = 0, y = 0;
+      if (!k.span(l.expr->getSourceRange(), x, y)) return not_applicable("a load is written in a macro");
+      if (src.substr(x, y - x) != (l.operand == 'A' ? a_text : b_text))
+        return not_applicable("the loop reads two different operands along one axis");
+      e.replace(x - bb, y - bb,
+                l.operand == 'A' ? "__kbcc_At[__kbcc_kk][" + local("__kbcc_ty", "__kbcc_i") + "]"
+                                 : "__kbcc_Bt[__kbcc_kk][" + local("__kbcc_tx", "__kbcc_j") + "]");
+    }
+    return e.apply(src.substr(bb, be - bb));
+  }
+
+  // The statements from the first one after the loop to the end of the body.
+  Expected<std::string> after() const {
+    size_t ab = 0, ae = 0;
+    if (!k.span(b.plan.after.front()->getSourceRange(), ab, ae))
+      return not_applicable("a statement is written in a macro");
+    size_t close = k.offset(b.plan.space.body->getRBracLoc());
+    return k.source().substr(ab, close - ab);
+  }
+
+  std::string fill(char operand) const {
+    const TilingPlan &p = b.plan;
+    std::string text = load_text(operand);
+    if (text.empty()) return {};
+    std::string type = tile_type(operand);
+    bool a = operand == 'A';
+    const VarDecl *idx = a ? p.row : p.col;
+    std::string ok = conjunction_not(k, a ? p.row_terms : p.col_terms);
+    // A: element e is (r = e / bk, c = e % bk), stored transposed at [c][r];
+    // B: element e is (r = e / tile, c = e % tile) at [r][c]. Consecutive
+    // threads read consecutive k (A) or columns (B).
+    std::string r = a ? "__kbcc_e / " + BK + "u" : "__kbcc_e / " + T + "u";
+    std::string c = a ? "__kbcc_e % " + BK + "u" : "__kbcc_e % " + T + "u";
+    std::string dst = a ? "__kbcc_At[__kbcc_c][__kbcc_r]" : "__kbcc_Bt[__kbcc_r][__kbcc_c]";
+    return "    for (unsigned __kbcc_e = __kbcc_ty * " + S + "u + __kbcc_tx; __kbcc_e < " + T + "u * " + BK +
+           "u; __kbcc_e += " + S + "u * " + S + "u) {\n      const unsigned __kbcc_r = " + r + ", __kbcc_c = " + c +
+           ";\n      const " + type_of(idx) + " " + idx->getName().str() + " = (" + type_of(idx) + ")(blockIdx." +
+           (a ? "y" : "x") + " * " + T + "u + " + (a ? "__kbcc_r" : "__kbcc_c") + ");\n      " +
+           loop_var_decl(a ? "__kbcc_c" : "__kbcc_r") + "\n      " + dst + " = ((" + ok + ") && " + in_range + ") ? (" +
+           type + ")(" + text + ") : (" + type + ")0;\n    }\n";
+  }
+
+  Expected<std::string> kernel_body() const {
+    const TilingPlan &p = b.plan;
+    auto inner = body();
+    if (!inner) return inner.error();
+    auto tail = after();
+    if (!tail) return tail.error();
+    std::string out = "{\n";
+    for (char op : {'A', 'B'})
+      if (!load_text(op).empty())
+        out += "  __shared__ " + tile_type(op) + " __kbcc_" + op + "t[" + BK + "][" + T + " + 4];\n";
+    if (!p.uniform_terms.empty()) out += "  if (!(" + conjunction_not(k, p.uniform_terms) + ")) return;\n";
+    for (const Stmt *st : b.uniform) {
+      size_t x = 0, y = 0;
+      if (!k.span(st->getSourceRange(), x, y)) return not_applicable("a declaration is written in a macro");
+      out += "  " + k.source().substr(x, past_semicolon(k.source(), y) - x) + "\n";
+    }
+    out += "  const unsigned __kbcc_tx = threadIdx.x, __kbcc_ty = threadIdx.y;\n";
+    out += "  bool __kbcc_rok[" + M + "], __kbcc_cok[" + M +
+           "];\n  #pragma unroll\n  for (int __kbcc_i = 0; __kbcc_i < " + M +
+           "; ++__kbcc_i) {\n    const int __kbcc_j = __kbcc_i;\n    " + indexes("__kbcc_i", "__kbcc_j") +
+           "\n    __kbcc_rok[__kbcc_i] = " + conjunction_not(k, p.row_terms) +
+           ";\n    __kbcc_cok[__kbcc_j] = " + conjunction_not(k, p.col_terms) + ";\n  }\n";
+    for (size_t a = 0; a < b.accumulators.size(); ++a) {
+      const VarDecl *v = b.accumulators[a];
+      std::string arr = "__kbcc_acc" + std::to_string(a);
+      out += "  " + type_of(v) + " " + arr + "[" + M + "][" + M +
+             "];\n  #pragma unroll\n  for (int __kbcc_i = 0; __kbcc_i < " + M +
+             "; ++__kbcc_i)\n    #pragma unroll\n    for (int __kbcc_j = 0; __kbcc_j < " + M + "; ++__kbcc_j) " + arr +
+             "[__kbcc_i][__kbcc_j] = (" + type_of(v) + ")(" + k.text(v->getInit()->getSourceRange()) + ");\n";
+    }
+    const CountedLoop &l = p.loop;
+    std::string init = k.text(l.init->getSourceRange()), bound = k.text(l.bound->getSourceRange());
+    out += "  for (" + type_of(l.var) + " __kbcc_k0 = " + init + "; __kbcc_k0" + (l.inclusive ? " <= " : " < ") + "(" +
+           bound + "); __kbcc_k0 += " + BK + ") {\n" + fill('A') + fill('B') + "    __syncthreads();\n";
+    out += "    #pragma unroll\n    for (int __kbcc_kk = 0; __kbcc_kk < " + BK + "; ++__kbcc_kk) {\n      " +
+           loop_var_decl("__kbcc_kk") + "\n      if (" + in_range + ") {\n        #pragma unroll\n" +
+           "        for (int __kbcc_i = 0; __kbcc_i < " + M + "; ++__kbcc_i)\n        #pragma unroll\n" +
+           "        for (int __kbcc_j = 0; __kbcc_j < " + M + "; ++__kbcc_j) {\n          " +
+           indexes("__kbcc_i", "__kbcc_j") + aliases() + "\n          " +
+           (b.mask_body ? "if (__kbcc_rok[__kbcc_i] && __kbcc_cok[__kbcc_j]) " : "") + *inner +
+           "\n        }\n      }\n    }\n    __syncthreads();\n  }\n";
+    out += "  #pragma unroll\n  for (int __kbcc_i = 0; __kbcc_i < " + M + "; ++__kbcc_i)\n  #pragma unroll\n" +
+           "  for (int __kbcc_j = 0; __kbcc_j < " + M + "; ++__kbcc_j) {\n    " + indexes("__kbcc_i", "__kbcc_j") +
+           aliases() + "\n    if (__kbcc_rok[__kbcc_i] && __kbcc_cok[__kbcc_j]) {\n  " + *tail + "  }\n  }\n}";
+    return out;
+  }
+};
+
+Expected<std::vector<Axis>> space(const Input &in) {
+  auto b = analyze(*in.ast);
+  if (!b) return b.error();
+  return std::vector<Axis>{
+      {"shape", {"64x4x16", "128x8x8", "64x8x16", "32x2x16", "128x8x16", "64x4x8", "128x4x16", "32x4x32"}},
+      {"map", {"blocked", "strided"}}};
+}
+
+Expected<Output> apply(const Input &in, const Params &params) {
+  const KernelAst &k = *in.ast;
+  auto b = analyze(k);
+  if (!b) return b.error();
+  auto s = shape_of(params);
+  if (!s) return s.error();
+  long bytes = 0;
+  for (const TileLoad &l : b->plan.loads)
+    bytes = std::max<long>(bytes, k.context().getTypeSizeInChars(l.expr->getType()).getQuantity());
+  if (2 * s->bk * (s->tile + 4) * bytes > 48 * 1024) return not_applicable("the tiles need more than 48 KiB");
+  Generator g(k, *b, *s);
+  auto body = g.kernel_body();
+  if (!body) return body.error();
+  size_t open = k.offset(b->plan.space.body->getLBracLoc());
+  size_t close = k.offset(b->plan.space.body->getRBracLoc());
+  if (open == std::string::npos || close == std::string::npos) return not_applicable("the body is written in a macro");
+  Output out;
+  out.source = k.source().substr(0, open) + *body + k.source().substr(close + 1);
+  long threads = s->side() * s->side();
+  auto kt = tooling::parse_kernel_text(out.source);
+  if (kt && !kt->has_launch_bounds && !kt->has_maxnreg)
+    out.source.insert(kt->name_pos, "__launch_bounds__(" + std::to_string(threads) + ") ");
+  launch::LaunchMapping m;
+  std::string t = std::to_string(s->tile), side = std::to_string(s->side());
+  m.grid = {"ceil_div(grid.x * block.x, " + t + ")", "ceil_div(grid.y * block.y, " + t + ")", "1"};
+  m.block = {side, side, "1"};
+  m.shared = "0";
+  m.preconditions = fixed_dims_preconditions(2);
+  m.preconditions.push_back(coverage_precondition(b->plan.space, 0, s->tile));
+  m.preconditions.push_back(coverage_precondition(b->plan.space, 1, s->tile));
+  out.launch = m;
+  out.numerics = cache::kNumericsExact;
+  std::set<std::string> sizes = b->plan.space.bound_params;
+  auto kp = integer_params(b->plan.loop.bound);
+  sizes.insert(kp.begin(), kp.end());
+  out.size_params.assign(sizes.begin(), sizes.end());
+  return out;
+}
+
+} // namespace
+
+Transform register_blocking_transform() {
+  return {"register_blocking",
+          cache::kNumericsExact,
+          "smem_tiling with a micro-tile of outputs per thread: operands staged per bk-step in shared memory, "
+          "micro x micro accumulators in registers",
+          true,
+          space,
+          apply};
+}
+
+} // namespace kbcc::transform

@@ -1,0 +1,226 @@
+#include "transform/streams.h"
+
+#include "transform/transform.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+
+namespace kbcc::transform {
+using namespace clang;
+
+bool Stream::loads() const {
+  for (const StreamAccess &a : accesses)
+    if (a.store) return false;
+  return !accesses.empty();
+}
+
+bool Stream::stores() const {
+  for (const StreamAccess &a : accesses)
+    if (!a.store) return false;
+  return !accesses.empty();
+}
+
+namespace {
+
+// Whether `if` is a bound guard on `i`: every term of its condition is
+// `i < B` (an enclosing if), or `i >= B` (an early return).
+bool bound_if(const IfStmt *s, const VarDecl *i, std::vector<const Expr *> *bounds) {
+  if (!s || s->getElse() || s->hasInitStorage() || s->hasVarStorage()) return false;
+  bool early = only_returns(s->getThen());
+  std::vector<const Expr *> parts;
+  split_terms(s->getCond(), early ? BO_LOr : BO_LAnd, parts);
+  for (const Expr *t : parts) {
+    const Expr *b = early ? at_least_bound(t, i) : less_than_bound(t, i);
+    if (!b) return false;
+    if (bounds) bounds->push_back(b);
+  }
+  return true;
+}
+
+// Walks the body remembering, for each node, whether it runs for every
+// in-range item and whether it is inside a loop.
+class Walker {
+public:
+  Walker(const VarDecl *index, std::vector<const Expr *> &bounds) : index_(index), bounds_(bounds) {}
+
+  void body(const CompoundStmt *b) { block(b, true, false); }
+
+  struct Seen {
+    bool always = false, in_loop = false;
+    const BinaryOperator *store = nullptr;
+  };
+  std::map<const ArraySubscriptExpr *, Seen> seen;
+
+private:
+  const VarDecl *index_;
+  std::vector<const Expr *> &bounds_;
+
+  // Statements of a block: after a statement that may leave it (a return
+  // other than a bound guard's, a jump), the rest is conditional.
+  void block(const CompoundStmt *b, bool always, bool loop) {
+    for (const Stmt *s : b->body()) {
+      const auto *i = dyn_cast<IfStmt>(s);
+      if (i && only_returns(i->getThen()) && bound_if(i, index_, always && !loop ? &bounds_ : nullptr)) {
+        stmt(i->getCond(), always, loop);
+        continue;
+      }
+      stmt(s, always, loop);
+      if (has_return(s) || has_break_or_goto(s) || isa<ContinueStmt>(s)) always = false;
+    }
+  }
+
+  void stmt(const Stmt *s, bool always, bool loop) {
+    if (!s) return;
+    if (const auto *c = dyn_cast<CompoundStmt>(s)) return block(c, always, loop);
+    if (const auto *i = dyn_cast<IfStmt>(s)) {
+      stmt(i->getCond(), always, loop);
+      bool guard = bound_if(i, index_, always && !loop ? &bounds_ : nullptr);
+      stmt(i->getThen(), always && guard, loop);
+      stmt(i->getElse(), false, loop);
+      return;
+    }
+    if (isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s) || isa<CXXForRangeStmt>(s) || isa<SwitchStmt>(s)) {
+      for (const Stmt *c : s->children())
+        stmt(c, false, true);
+      return;
+    }
+    if (const auto *c = dyn_cast<ConditionalOperator>(s)) {
+      stmt(c->getCond(), always, loop);
+      stmt(c->getTrueExpr(), false, loop);
+      stmt(c->getFalseExpr(), false, loop);
+      return;
+    }
+    if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->isLogicalOp()) {
+      stmt(b->getLHS(), always, loop);
+      stmt(b->getRHS(), false, loop);
+      return;
+    }
+    if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->getOpcode() == BO_Assign)
+      if (const auto *a = dyn_cast<ArraySubscriptExpr>(b->getLHS()->IgnoreParens())) {
+        seen[a] = {always, loop, b};
+        stmt(a->getIdx(), always, loop);
+        stmt(b->getRHS(), always, loop);
+        return;
+      }
+    if (const auto *c = dyn_cast<ImplicitCastExpr>(s); c && c->getCastKind() == CK_LValueToRValue)
+      if (const auto *a = dyn_cast<ArraySubscriptExpr>(c->getSubExpr()->IgnoreParens())) {
+        seen[a] = {always, loop, nullptr};
+        stmt(a->getIdx(), always, loop);
+        return;
+      }
+    for (const Stmt *c : s->children())
+      stmt(c, always, loop);
+  }
+};
+
+// Every reference to `p` under `s`.
+int references(const Stmt *s, const ParmVarDecl *p) {
+  if (!s) return 0;
+  int n = 0;
+  if (const auto *ref = dyn_cast<DeclRefExpr>(s); ref && ref->getDecl() == p) ++n;
+  for (const Stmt *c : s->children())
+    n += references(c, p);
+  return n;
+}
+
+bool is_index(const Expr *e, const VarDecl *i) {
+  const auto *ref = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+  return ref && ref->getDecl() == i;
+}
+
+// Whether the store statement's value is discarded (`p[i] = v;` stands alone).
+bool whole_statement(const CompoundStmt *body, const BinaryOperator *b) {
+  bool found = false;
+  std::function<void(const Stmt *)> visit = [&](const Stmt *s) {
+    if (!s || found) return;
+    if (const auto *c = dyn_cast<CompoundStmt>(s))
+      for (const Stmt *x : c->body())
+        found = found || x == b;
+    if (const auto *i = dyn_cast<IfStmt>(s)) found = found || i->getThen() == b || i->getElse() == b;
+    for (const Stmt *c : s->children())
+      visit(c);
+  };
+  visit(body);
+  return found;
+}
+
+// The memory writes under `body` (assignments, increments, calls that write).
+Status collect_writes(const KernelAst &k, const Stmt *body, std::vector<StreamPlan::Write> &out) {
+  Status status = Status::ok();
+  std::function<void(const Stmt *)> visit = [&](const Stmt *s) {
+    if (!s || !status) return;
+    bool write = false;
+    StreamPlan::Write w;
+    if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->isAssignmentOp()) {
+      write = writes_memory(b);
+      if (write && b->getOpcode() == BO_Assign) {
+        size_t e = 0;
+        if (!k.span(b->getRHS()->getSourceRange(), w.value_begin, e))
+          status = not_applicable("a store is written in a macro");
+        w.value_end = e;
+      }
+    } else if (const auto *u = dyn_cast<UnaryOperator>(s); u && u->isIncrementDecrementOp()) {
+      write = writes_memory(u);
+    } else if (isa<CallExpr>(s)) {
+      write = writes_memory(s);
+    }
+    if (write) {
+      w.at = k.offset(s->getBeginLoc());
+      if (w.at == std::string::npos) status = not_applicable("a store is written in a macro");
+      out.push_back(w);
+    }
+    for (const Stmt *c : s->children())
+      visit(c);
+  };
+  visit(body);
+  return status;
+}
+
+} // namespace
+
+Expected<StreamPlan> stream_plan(const KernelAst &k) {
+  auto s = index_space(k, /*allow_2d=*/false, /*allow_atomics=*/true);
+  if (!s) return s.error();
+  auto vars = index_variables(s->body, 0);
+  if (vars.size() != 1 || s->occurrences.size() != 1)
+    return not_applicable("the global index is not held by exactly one variable");
+  StreamPlan p;
+  p.space = *s;
+  p.index = vars[0];
+  Walker w(p.index, p.bounds);
+  w.body(s->body);
+  if (p.bounds.empty()) return not_applicable("no bound guard on the global index (if (i < n) ...)");
+  if (auto st = collect_writes(k, s->body, p.writes); !st) return st.error();
+  for (const ParmVarDecl *param : k.kernel()->parameters()) {
+    QualType t = param->getType();
+    if (!t->isPointerType()) continue;
+    QualType e = t->getPointeeType();
+    if (!e->isArithmeticType() || e->isBooleanType()) continue;
+    Stream st;
+    st.param = param;
+    st.element_bytes = static_cast<unsigned>(k.context().getTypeSizeInChars(e).getQuantity());
+    for (const auto &[a, seen] : w.seen) {
+      const auto *base = dyn_cast<DeclRefExpr>(a->getBase()->IgnoreParenImpCasts());
+      if (!base || base->getDecl() != param || !is_index(a->getIdx(), p.index)) continue;
+      if (seen.store && !whole_statement(s->body, seen.store)) continue;
+      st.accesses.push_back({a, seen.store, seen.always, seen.in_loop});
+    }
+    if (st.accesses.empty() || references(s->body, param) != static_cast<int>(st.accesses.size())) continue;
+    std::sort(st.accesses.begin(), st.accesses.end(), [&](const StreamAccess &x, const StreamAccess &y) {
+      return k.offset(x.expr->getBeginLoc()) < k.offset(y.expr->getBeginLoc());
+    });
+    p.streams.push_back(std::move(st));
+  }
+  return p;
+}
+
+bool load_precedes_stores(const KernelAst &k, const StreamPlan &p, const StreamAccess &l) {
+  size_t at = k.offset(l.expr->getBeginLoc());
+  if (at == std::string::npos) return false;
+  for (const StreamPlan::Write &w : p.writes)
+    if (at >= w.at && !(at >= w.value_begin && at < w.value_end)) return false;
+  return true;
+}
+
+} // namespace kbcc::transform

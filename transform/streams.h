@@ -1,0 +1,53 @@
+// The streams of a 1-D global-index kernel: pointer parameters it reads or
+// writes at the thread's own element, p[i] with i the global index variable,
+// and whether each access runs for every in-range item (not behind a data-
+// dependent branch), which vectorized_loads and cache_hint_streaming need.
+#pragma once
+
+#include "support/expected.h"
+#include "transform/index_space.h"
+
+#include <string>
+#include <vector>
+
+namespace kbcc::transform {
+
+struct StreamAccess {
+  const clang::ArraySubscriptExpr *expr = nullptr; // p[i]
+  const clang::BinaryOperator *store = nullptr;    // `p[i] = value;` as a whole statement; null for a load
+  bool always = false;                             // runs for every item that passes the bound guards
+  bool in_loop = false;                            // inside a loop of the body
+};
+
+struct Stream {
+  const clang::ParmVarDecl *param = nullptr;
+  std::vector<StreamAccess>
+      accesses; // every reference to the parameter is one (a read or a whole-statement store), in source order
+  unsigned element_bytes = 0; // sizeof(*param)
+  bool loads() const;         // only loads
+  bool stores() const;        // only stores
+};
+
+struct StreamPlan {
+  IndexSpace space;
+  const clang::VarDecl *index = nullptr;   // i
+  std::vector<const clang::Expr *> bounds; // every bound the guards check i against
+  std::vector<Stream> streams;             // parameters referenced only as p[i]
+  // Every memory write of the body: its offset in the kernel's text and, for
+  // `lhs = value`, the offsets of `value` (its operands are read before it).
+  struct Write {
+    size_t at = 0, value_begin = 0, value_end = 0;
+  };
+  std::vector<Write> writes;
+};
+
+// The streams of `k`; Error "not-applicable" when it is not a 1-D
+// global-index kernel with one index variable (the idiom used only to
+// initialise it) and a bound guard.
+Expected<StreamPlan> stream_plan(const KernelAst &k);
+
+// Whether load `l` runs before every store of the body, in evaluation order
+// (earlier in the text, or inside the stored value's expression).
+bool load_precedes_stores(const KernelAst &k, const StreamPlan &p, const StreamAccess &l);
+
+} // namespace kbcc::transform

@@ -1,0 +1,123 @@
+// The analysis shared by smem_tiling and register_blocking (tiling_analysis.h).
+#include "transform/tiling_analysis.h"
+
+#include "transform/transform.h"
+
+#include <functional>
+
+namespace kbcc::transform {
+using namespace clang;
+
+bool depends_on(const Expr *e, const VarDecl *var) {
+  std::function<bool(const Stmt *, int)> visit = [&](const Stmt *s, int depth) {
+    if (!s || depth > 16) return false;
+    if (const auto *ref = dyn_cast<DeclRefExpr>(s)) {
+      if (ref->getDecl() == var) return true;
+      if (const auto *v = dyn_cast<VarDecl>(ref->getDecl()); v && v->hasLocalStorage() && v->getInit())
+        return visit(v->getInit(), depth + 1);
+    }
+    for (const Stmt *c : s->children())
+      if (visit(c, depth)) return true;
+    return false;
+  };
+  return visit(e, 0);
+}
+
+std::string conjunction_not(const KernelAst &k, const std::vector<const Expr *> &terms) {
+  std::string out = "true";
+  for (const Expr *t : terms)
+    out += " && !(" + k.text(t->getSourceRange()) + ")";
+  return out;
+}
+
+namespace {
+
+// Classifies the loads of the loop body; false when one depends on row and col.
+bool classify_loads(TilingPlan &p) {
+  std::function<bool(const Stmt *)> visit = [&](const Stmt *s) {
+    if (!s) return true;
+    if (const auto *c = dyn_cast<ImplicitCastExpr>(s); c && c->getCastKind() == CK_LValueToRValue) {
+      const Expr *lv = c->getSubExpr()->IgnoreParenImpCasts();
+      if (isa<ArraySubscriptExpr>(lv) || (isa<UnaryOperator>(lv) && cast<UnaryOperator>(lv)->getOpcode() == UO_Deref)) {
+        bool r = depends_on(lv, p.row), q = depends_on(lv, p.col), k = depends_on(lv, p.loop.var);
+        if (r && q) return false;
+        if (k && r) p.loads.push_back({lv, 'A'});
+        if (k && q) p.loads.push_back({lv, 'B'});
+        return true;
+      }
+    }
+    for (const Stmt *child : s->children())
+      if (!visit(child)) return false;
+    return true;
+  };
+  return visit(p.loop.loop->getBody());
+}
+
+// Whether the loop's trip count is the same for every thread of a block (the
+// tiles are filled under a barrier): its bounds read no memory and depend on
+// neither output index.
+bool uniform_bounds(const TilingPlan &p) {
+  for (const Expr *e : {p.loop.init, p.loop.bound})
+    if (reads_memory(e) || depends_on(e, p.row) || depends_on(e, p.col)) return false;
+  return true;
+}
+
+} // namespace
+
+Expected<TilingPlan> analyze_tiling(const KernelAst &k) {
+  auto s = index_space(k, /*allow_2d=*/true, /*allow_atomics=*/false);
+  if (!s) return s.error();
+  if (s->dims != 2) return not_applicable("the kernel indexes one dimension");
+  TilingPlan p;
+  p.space = *s;
+  auto xs = index_variables(s->body, 0), ys = index_variables(s->body, 1);
+  if (xs.size() != 1 || ys.size() != 1 || s->occurrences.size() != 2)
+    return not_applicable("the x and y global indexes are not held by one variable each");
+  p.col = xs[0], p.row = ys[0];
+  bool seen_loop = false, touched_before = false;
+  for (const Stmt *st : s->body->body()) {
+    if (seen_loop) {
+      p.after.push_back(st);
+      continue;
+    }
+    if (const auto *f = dyn_cast<ForStmt>(st)) {
+      auto cl = counted_loop(f);
+      if (!cl) return not_applicable("the reduction loop is not a counted loop");
+      p.loop = *cl;
+      seen_loop = true;
+      continue;
+    }
+    if (const auto *i = dyn_cast<IfStmt>(st); i && only_returns(i->getThen()) && !i->getElse() && !p.guard) {
+      p.guard = i;
+      std::vector<const Expr *> terms;
+      split_terms(i->getCond(), BO_LOr, terms);
+      for (const Expr *t : terms) {
+        bool r = refers_to(t, p.row), c = refers_to(t, p.col);
+        if (r && c) return not_applicable("a guard term depends on both row and column");
+        (r ? p.row_terms : c ? p.col_terms : p.uniform_terms).push_back(t);
+      }
+      continue;
+    }
+    touched_before |= reads_memory(st) || writes_memory(st) || has_return(st);
+    p.before.push_back(st);
+  }
+  if (!seen_loop || p.after.empty()) return not_applicable("no reduction loop followed by statements using it");
+  if (touched_before) return not_applicable("a statement before the reduction loop touches memory or returns");
+  const ForStmt *f = p.loop.loop;
+  if (has_return(f->getBody()) || has_break_or_goto(f->getBody()) || writes_memory(f->getBody()))
+    return not_applicable("the reduction loop returns, breaks or stores");
+  if (!uniform_bounds(p))
+    return not_applicable(
+        "the reduction loop's bounds differ between threads (read memory or depend on row or column)");
+  auto accs = accumulations(f, k.context());
+  if (!accs || accs->empty()) return not_applicable("the reduction loop does not accumulate");
+  p.accs = *accs;
+  if (!classify_loads(p)) return not_applicable("a load in the loop depends on both row and column");
+  bool a = false, b = false;
+  for (const TileLoad &l : p.loads)
+    (l.operand == 'A' ? a : b) = true;
+  if (!a && !b) return not_applicable("no load of the loop is shared by a row or a column of outputs");
+  return p;
+}
+
+} // namespace kbcc::transform

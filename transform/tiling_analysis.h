@@ -1,0 +1,51 @@
+// The loop nest that smem_tiling and register_blocking rewrite: a 2-D
+// global-index kernel, one thread per output (row, col), whose reduction loop
+// over k reads operands that depend on (row, k) and on (k, col).
+//
+// Legal when: builtins only in the x and y global indexes, held by one
+// variable each (col, row); no barriers, warp operations, shared memory or
+// atomics; the top level is: statements that touch no memory, at most one
+// early-return guard (its terms each depend on row only, col only or
+// neither), one counted loop over k whose bounds are the same for every
+// thread, whose writes are accumulations and whose loads depend on (row, k),
+// (k, col), k only, or neither, and then the statements that use the results.
+#pragma once
+
+#include "support/expected.h"
+#include "transform/analysis.h"
+#include "transform/ast.h"
+#include "transform/index_space.h"
+
+#include <string>
+#include <vector>
+
+namespace kbcc::transform {
+
+// A load of the reduction loop that a row or a column of outputs shares.
+struct TileLoad {
+  const clang::Expr *expr = nullptr; // the lvalue read
+  char operand = 0;                  // 'A' (row, k), 'B' (k, col)
+};
+
+struct TilingPlan {
+  IndexSpace space;
+  const clang::VarDecl *row = nullptr, *col = nullptr;
+  const clang::IfStmt *guard = nullptr;
+  std::vector<const clang::Expr *> row_terms, col_terms, uniform_terms; // of the guard's disjunction
+  CountedLoop loop;
+  std::vector<Accumulation> accs; // the loop's accumulations
+  std::vector<TileLoad> loads;
+  std::vector<const clang::Stmt *> before; // statements before the loop, the guard excepted
+  std::vector<const clang::Stmt *> after;  // statements after the loop
+};
+
+// The plan of `k`, or Error "not-applicable" with the reason.
+Expected<TilingPlan> analyze_tiling(const KernelAst &k);
+
+// Whether `e` depends on `var`, directly or through local variables' initializers.
+bool depends_on(const clang::Expr *e, const clang::VarDecl *var);
+
+// "true && !(t1) && !(t2) ...": none of the guard terms holds.
+std::string conjunction_not(const KernelAst &k, const std::vector<const clang::Expr *> &terms);
+
+} // namespace kbcc::transform
