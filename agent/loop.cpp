@@ -29,7 +29,15 @@ struct Context {
   Budget &budget;
   const LoopHooks &hooks;
   const Measurement &baseline;
+  // Mechanical transforms already lowered from a given start (start source
+  // hash + transform id), in any trajectory: the same deterministic
+  // candidates would be evaluated again, so other trajectories try others.
+  std::set<std::string> lowered = {};
 };
+
+std::string lowered_key(const Candidate &start, const std::string &transform) {
+  return hash_hex(start.source) + "/" + transform;
+}
 
 // Runs a lowerer call and charges what it spent to the step and the budget.
 template <class Fn> Expected<Lowered> charged(Context &c, StepRecord &step, Fn fn) {
@@ -52,6 +60,7 @@ std::string static_failure(const Context &c, const Candidate &cand) {
 
 // Feedback for a failed evaluation, or "" when it passed.
 std::string failure_of(const Evaluation &e) {
+  if (!e.error.empty()) return e.error;
   if (!e.compiled) return "compile error:\n" + e.compile_log;
   if (!e.validated) return "validation failed:\n" + e.validation_log;
   if (!e.sanitizer_clean) return "compute-sanitizer reported errors:\n" + e.validation_log;
@@ -93,7 +102,7 @@ std::vector<Evaluation> evaluate_settings(Context &c, const std::vector<Candidat
   std::vector<size_t> where;
   for (size_t i = 0; i < cands.size(); ++i) {
     if (std::string f = static_failure(c, cands[i]); !f.empty()) {
-      evals[i].validation_log = f;
+      evals[i].error = f;
       continue;
     }
     checked.push_back(cands[i]);
@@ -102,7 +111,7 @@ std::vector<Evaluation> evaluate_settings(Context &c, const std::vector<Candidat
   auto results = c.evaluator.evaluate(c.task, checked);
   for (size_t k = 0; k < results.size() && k < where.size(); ++k) {
     if (!results[k]) {
-      evals[where[k]].validation_log = "evaluation error: " + results[k].error().message;
+      evals[where[k]].error = "evaluation error: " + results[k].error().message;
       continue;
     }
     evals[where[k]] = *results[k];
@@ -124,7 +133,7 @@ void update_policy(Context &c, const Option &option, const std::string &state, S
 void update_parameters(Context &c, const Option &option, const std::vector<Candidate> &cands,
                        const std::vector<Evaluation> &evals, const Timing &from, double predicted) {
   for (size_t i = 0; i < cands.size(); ++i) {
-    if (cands[i].params.empty()) continue;
+    if (cands[i].params.empty() || evals[i].error.rfind("evaluation error", 0) == 0) continue; // not measured
     Outcome o = classify(evals[i], from, c.options.noise);
     Attempt a{o, evals[i].compiled, o == Outcome::Failed ? 0 : speedup_of(from, evals[i].timing), predicted};
     Status st = c.policy.record_parameters(option.id, c.task.arch, cands[i].params, a);
@@ -145,13 +154,28 @@ size_t best_of(const std::vector<Evaluation> &evals) {
 
 enum class StepEnd { Done, Skip, NoCandidates };
 
+// The options a step chooses from: the state's own, and every structural
+// transform of the KB whose legality analysis accepts the kernel as it
+// stands (the profile says where the time goes, the analysis what can be
+// restructured; the KB's evidence scores both the same way).
+std::vector<Option> candidate_options(Context &c, const Position &pos) {
+  std::vector<Option> out = c.policy.options(pos.state, c.task.arch);
+  std::set<std::string> ids;
+  for (const Option &o : out)
+    ids.insert(o.id);
+  for (const Option &o : c.policy.all_options(pos.state, c.task.arch))
+    if (!ids.count(o.id) && c.lowerer.applies(o, c.task, pos.candidate) == true) out.push_back(o);
+  return out;
+}
+
 // One step from `pos`; moves `pos` when the candidate improved on it.
 StepEnd run_step(Context &c, Position &pos, Rng &rng, std::set<std::string> &tried, StepRecord &step, int trajectory) {
   auto eligible = [&](const Option &o) {
     return !tried.count(o.id) && (o.mechanical.empty() || !tried.count("transform:" + o.mechanical)) &&
-           c.lowerer.can_lower(o);
+           c.lowerer.can_lower(o) && !c.lowered.count(lowered_key(pos.candidate, o.mechanical)) &&
+           c.lowerer.applies(o, c.task, pos.candidate) != false;
   };
-  auto choice = select_option(c.policy.options(pos.state, c.task.arch), eligible, c.options.selector, rng);
+  auto choice = select_option(candidate_options(c, pos), eligible, c.options.selector, rng);
   // Nothing of the state's own can be lowered: probe with the rest of the KB.
   if (!choice) choice = select_option(c.policy.all_options(pos.state, c.task.arch), eligible, c.options.selector, rng);
   if (!choice) return StepEnd::NoCandidates;
@@ -176,6 +200,8 @@ StepEnd run_step(Context &c, Position &pos, Rng &rng, std::set<std::string> &tri
     return StepEnd::Done; // infrastructure failure: no KB evidence about the technique
   }
   std::vector<Candidate> cands = lowered->candidates;
+  if (!cands.empty() && cands[0].lowering.rfind("llm:", 0) != 0)
+    c.lowered.insert(lowered_key(pos.candidate, option.mechanical));
   if (!c.options.allow_reassociation) {
     std::erase_if(cands, [](const Candidate &x) { return x.numerics == cache::kNumericsReassociates; });
     if (cands.empty()) return StepEnd::Skip; // forbidden here: not an attempt

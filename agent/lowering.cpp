@@ -2,20 +2,16 @@
 
 #include "agent/gpu_evaluator.h"
 #include "cache/variant.h"
+#include "support/hash.h"
 #include "tooling/host_compiler.h"
+#include "tooling/kernel_text.h"
 
 #include <algorithm>
+#include <regex>
 #include <set>
 
 namespace kbcc::agent {
 namespace {
-
-// exact < reassociates < approximate.
-int looseness(const std::string &numerics) {
-  if (numerics == cache::kNumericsApproximate) return 2;
-  if (numerics == cache::kNumericsReassociates) return 1;
-  return 0;
-}
 
 std::string unqualified(const std::string &name) {
   size_t at = name.rfind("::");
@@ -42,7 +38,7 @@ std::vector<launch::Launch> current_launches(const KernelTask &task, const Candi
 Expected<Candidate> followed_by(const Candidate &start, const transform::Output &o, const std::string &transform,
                                 const std::string &option, const transform::Params &params) {
   Candidate c;
-  c.source = o.source;
+  c.source = o.launch ? fit_launch_bounds(o.source, o.launch->block) : o.source;
   c.optimizations = start.optimizations;
   c.optimizations.push_back(option);
   c.lowering = transform;
@@ -57,11 +53,12 @@ Expected<Candidate> followed_by(const Candidate &start, const transform::Output 
       c.launch = o.launch;
     }
   }
-  c.numerics = looseness(o.numerics) > looseness(start.numerics) ? o.numerics : start.numerics;
+  c.numerics =
+      cache::numerics_looseness(o.numerics) > cache::numerics_looseness(start.numerics) ? o.numerics : start.numerics;
   c.reduction_length = start.reduction_length;
   if (!o.reduction_length.empty())
-    c.reduction_length = c.reduction_length.empty() ? o.reduction_length
-                                                    : "max(" + c.reduction_length + ", " + o.reduction_length + ")";
+    c.reduction_length =
+        c.reduction_length.empty() ? o.reduction_length : "max(" + c.reduction_length + ", " + o.reduction_length + ")";
   std::set<std::string> sizes(start.size_params.begin(), start.size_params.end());
   sizes.insert(o.size_params.begin(), o.size_params.end());
   c.size_params.assign(sizes.begin(), sizes.end());
@@ -78,6 +75,27 @@ size_t rank_of(const transform::Params &p, const std::vector<std::string> &ranke
 }
 
 } // namespace
+
+std::string fit_launch_bounds(const std::string &source, const std::array<std::string, 3> &block) {
+  auto k = tooling::parse_kernel_text(source);
+  if (!k || !k->has_launch_bounds) return source;
+  static const std::regex bounds("__launch_bounds__\\s*\\(([^()]*)\\)\\s*");
+  std::smatch m;
+  std::string head = source.substr(0, k->name_pos);
+  if (!std::regex_search(head, m, bounds)) return source;
+  long threads = 1;
+  for (const std::string &d : block) {
+    char *end = nullptr;
+    long v = std::strtol(d.c_str(), &end, 10);
+    if (d.empty() || *end || v <= 0)
+      return head.substr(0, m.position(0)) + head.substr(m.position(0) + m.length(0)) + source.substr(k->name_pos);
+    threads *= v;
+  }
+  long declared = std::strtol(m[1].str().c_str(), nullptr, 10);
+  if (declared >= threads) return source;
+  return head.substr(0, m.position(0)) + "__launch_bounds__(" + std::to_string(threads) + ") " +
+         head.substr(m.position(0) + m.length(0)) + source.substr(k->name_pos);
+}
 
 tooling::ParseRequest parse_request(const KernelTask &task) {
   tooling::ParseRequest r;
@@ -96,9 +114,8 @@ tooling::ParseRequest parse_request(const KernelTask &task) {
 std::vector<transform::Params> search_order(const std::vector<transform::Axis> &axes,
                                             const std::vector<std::string> &ranked, int budget, int trajectory) {
   std::vector<transform::Params> all = transform::configurations(axes);
-  std::stable_sort(all.begin(), all.end(), [&](const auto &a, const auto &b) {
-    return rank_of(a, ranked) < rank_of(b, ranked);
-  });
+  std::stable_sort(all.begin(), all.end(),
+                   [&](const auto &a, const auto &b) { return rank_of(a, ranked) < rank_of(b, ranked); });
   size_t n = static_cast<size_t>(std::max(1, budget));
   if (all.size() <= n) return all;
   // Half from the ranking, the rest spread evenly over the remaining
@@ -116,19 +133,45 @@ bool MechanicalLowerer::can_lower(const Option &option) const {
   return !option.mechanical.empty() && transform::find_transform(option.mechanical) != nullptr;
 }
 
+Expected<std::shared_ptr<transform::KernelAst>> MechanicalLowerer::parsed(const KernelTask &task,
+                                                                          const std::string &source) {
+  auto unit = substituted_unit(task, source);
+  if (!unit) return make_error(unit.error().message, "not-applicable");
+  std::string key = hash_hex(task.tu_path + '\0' + *unit);
+  for (const auto &[k, ast] : parses_)
+    if (k == key) return ast;
+  auto ast = transform::parse_kernel(parse_request(task), *unit, unqualified(task.kernel.qualified_name));
+  if (!ast) return make_error(ast.error().message, "not-applicable");
+  if (parses_.size() >= 4) parses_.erase(parses_.begin());
+  parses_.emplace_back(key, std::make_shared<transform::KernelAst>(std::move(*ast)));
+  return parses_.back().second;
+}
+
+std::optional<bool> MechanicalLowerer::applies(const Option &option, const KernelTask &task, const Candidate &start) {
+  const transform::Transform *t = transform::find_transform(option.mechanical);
+  if (!t || !t->needs_ast) return std::nullopt;
+  std::string key = option.mechanical + '/' + hash_hex(start.source);
+  if (auto it = applies_.find(key); it != applies_.end()) return it->second;
+  auto ast = parsed(task, start.source);
+  bool ok = false;
+  if (ast) {
+    transform::Input in{(*ast)->source(), ast->get(), current_launches(task, start), {}};
+    ok = static_cast<bool>(t->space(in));
+  }
+  applies_[key] = ok;
+  return ok;
+}
+
 Expected<Lowered> MechanicalLowerer::lower(const LoweringRequest &r) {
   const transform::Transform *t = transform::find_transform(r.option.mechanical);
   if (!t) return make_error("no mechanical transform '" + r.option.mechanical + "'", "not-applicable");
-  std::optional<transform::KernelAst> ast;
+  std::shared_ptr<transform::KernelAst> ast;
   if (t->needs_ast) {
-    auto unit = substituted_unit(*r.task, r.start->source);
-    if (!unit) return make_error(unit.error().message, "not-applicable");
-    auto parsed = transform::parse_kernel(parse_request(*r.task), *unit, unqualified(r.task->kernel.qualified_name));
-    if (!parsed) return make_error(parsed.error().message, "not-applicable");
-    ast = std::move(*parsed);
+    auto p = parsed(*r.task, r.start->source);
+    if (!p) return p.error();
+    ast = *p;
   }
-  transform::Input in{ast ? ast->source() : r.start->source, ast ? &*ast : nullptr,
-                      current_launches(*r.task, *r.start), r.metrics};
+  transform::Input in{ast ? ast->source() : r.start->source, ast.get(), current_launches(*r.task, *r.start), r.metrics};
   auto axes = t->space(in);
   if (!axes) return axes.error();
   Lowered out;
@@ -161,6 +204,14 @@ Expected<Lowered> CombinedLowerer::lower(const LoweringRequest &r) {
   }
   if (!llm_) return make_error("no LLM configured for '" + r.option.id + "'", "not-applicable");
   return llm_->lower(r);
+}
+
+std::optional<bool> CombinedLowerer::applies(const Option &option, const KernelTask &task, const Candidate &start) {
+  if (!mech_.can_lower(option)) return std::nullopt;
+  auto a = mech_.applies(option, task, start);
+  // An option the transform refuses may still go to the LLM.
+  if (a && !*a && llm_ && llm_->can_lower(option)) return std::nullopt;
+  return a;
 }
 
 Expected<Lowered> CombinedLowerer::fix(const LoweringRequest &r, const Candidate &failed, const std::string &feedback) {

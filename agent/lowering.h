@@ -9,6 +9,11 @@
 #include "tooling/request.h"
 #include "transform/transform.h"
 
+#include <array>
+#include <map>
+#include <memory>
+#include <optional>
+
 namespace kbcc::agent {
 
 // Tokens and cost spent by LLM calls.
@@ -59,7 +64,20 @@ public:
                                 const std::string &feedback) = 0;
   // Everything this lowerer has spent so far, failed requests included.
   virtual Usage spent() const { return {}; }
+  // Whether `option` applies to `start` by a legality analysis that needs
+  // no GPU: true or false for a structural mechanical transform (its
+  // analysis on the Clang AST), nullopt when nothing is known beforehand.
+  virtual std::optional<bool> applies(const Option &option, const KernelTask &task, const Candidate &start) {
+    (void)option, (void)task, (void)start;
+    return std::nullopt;
+  }
 };
+
+// `source` with its __launch_bounds__ fitted to launches of `block` (a
+// launch mapping's block): a bound below the block's threads would make
+// every launch fail, so it becomes the block's size when the block is a
+// number, and is removed when it is an expression.
+std::string fit_launch_bounds(const std::string &source, const std::array<std::string, 3> &block);
 
 // How the unit of `task` is parsed for transforms (its compile's flags).
 tooling::ParseRequest parse_request(const KernelTask &task);
@@ -78,6 +96,14 @@ public:
   bool can_lower(const Option &option) const override;
   Expected<Lowered> lower(const LoweringRequest &request) override;
   Expected<Lowered> fix(const LoweringRequest &, const Candidate &, const std::string &) override;
+  std::optional<bool> applies(const Option &option, const KernelTask &task, const Candidate &start) override;
+
+private:
+  // The unit of `task` with `source` in place of the kernel, parsed; the
+  // last few parses are kept (a trajectory asks about one start many times).
+  Expected<std::shared_ptr<transform::KernelAst>> parsed(const KernelTask &task, const std::string &source);
+  std::vector<std::pair<std::string, std::shared_ptr<transform::KernelAst>>> parses_; // newest last
+  std::map<std::string, bool> applies_;                                               // transform + source hash
 };
 
 // Mechanical when the option has an applicable transform, else `llm` (may be null).
@@ -88,6 +114,7 @@ public:
   Expected<Lowered> lower(const LoweringRequest &request) override;
   Expected<Lowered> fix(const LoweringRequest &request, const Candidate &failed, const std::string &feedback) override;
   Usage spent() const override { return llm_ ? llm_->spent() : Usage{}; }
+  std::optional<bool> applies(const Option &option, const KernelTask &task, const Candidate &start) override;
 
 private:
   MechanicalLowerer mech_;

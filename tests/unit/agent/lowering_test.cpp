@@ -1,0 +1,95 @@
+// Mechanical lowering on a real unit: which structural transforms apply to a
+// start candidate, and how a step composes with the launch of the step before.
+#include "agent/lowering.h"
+#include "support/fs.h"
+
+#include <filesystem>
+#include <gtest/gtest.h>
+
+using namespace kbcc::agent;
+
+namespace {
+
+const char *kRows = R"(__global__ void rows(int n, int cols, const float *x, float *y) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= n) return;
+  float s = 0.0f;
+  for (int c = 0; c < cols; ++c) s += x[(size_t)r * cols + c];
+  y[r] = s;
+})";
+
+// A task whose unit is a file holding `kernel` and nothing else.
+struct Unit {
+  std::string dir;
+  KernelTask task;
+  explicit Unit(const char *kernel) {
+    dir = *kbcc::make_temp_dir("kbcc-lowering-test");
+    task.tu_path = dir + "/k.cu";
+    EXPECT_TRUE(kbcc::write_file_atomic(task.tu_path, kernel));
+    task.kernel.qualified_name = "rows";
+    task.kernel.source = kernel;
+    task.kernel.file = task.tu_path;
+    task.arch = "sm_90";
+    task.working_dir = dir;
+    kbcc::launch::Launch l;
+    l.grid[0] = 64;
+    l.block[0] = 64;
+    task.launches = {l};
+  }
+  ~Unit() { std::filesystem::remove_all(dir); }
+};
+
+Option option(const std::string &id, const std::string &mechanical) {
+  Option o;
+  o.id = id;
+  o.mechanical = mechanical;
+  return o;
+}
+
+} // namespace
+
+TEST(Lowering, FitLaunchBoundsToTheNewBlock) {
+  const std::string k = "__global__ void __launch_bounds__(64) f(int n) {}";
+  EXPECT_EQ(fit_launch_bounds(k, {"256", "1", "1"}), "__global__ void __launch_bounds__(256) f(int n) {}");
+  EXPECT_EQ(fit_launch_bounds(k, {"32", "1", "1"}), k); // a larger bound still holds
+  EXPECT_EQ(fit_launch_bounds(k, {"block.x", "1", "1"}), "__global__ void f(int n) {}");
+  EXPECT_EQ(fit_launch_bounds("__global__ void f(int n) {}", {"256", "1", "1"}), "__global__ void f(int n) {}");
+}
+
+TEST(Lowering, StructuralTransformsSayWhetherTheyApply) {
+  Unit u(kRows);
+  MechanicalLowerer m;
+  Candidate start{u.task.kernel.source, {}, "original"};
+  EXPECT_EQ(m.applies(option("split_loop_across_warp", "split_loop_across_warp"), u.task, start), true);
+  EXPECT_EQ(m.applies(option("smem_tiling", "smem_tiling"), u.task, start), false);      // one dimension
+  EXPECT_EQ(m.applies(option("loop_unrolling", "unroll"), u.task, start), std::nullopt); // lexical: not known
+}
+
+TEST(Lowering, AStepAfterABlockSizeStepFitsItsLaunchBounds) {
+  Unit u(kRows);
+  MechanicalLowerer m;
+  Candidate start{u.task.kernel.source, {}, "original"};
+  LoweringRequest r;
+  r.task = &u.task;
+  r.start = &start;
+  r.option = option("block_size_tuning", "block_size");
+  r.budget = 1;
+  auto sized = m.lower(r);
+  ASSERT_TRUE(sized) << sized.error().message;
+  const Candidate &small = sized->candidates.at(0);
+  ASSERT_NE(small.source.find("__launch_bounds__(256)"), std::string::npos) << small.source;
+  // Split across a 512-thread block from there: the bound follows the block.
+  r.start = &small;
+  r.option = option("split_loop_across_warp", "split_loop_across_warp");
+  r.budget = 32;
+  auto split = m.lower(r);
+  ASSERT_TRUE(split) << split.error().message;
+  bool saw512 = false;
+  for (const Candidate &c : split->candidates) {
+    ASSERT_TRUE(c.launch);
+    if (c.launch->block[0] != "512") continue;
+    saw512 = true;
+    EXPECT_NE(c.source.find("__launch_bounds__(512)"), std::string::npos) << c.source;
+  }
+  EXPECT_TRUE(saw512);
+}
