@@ -3,7 +3,7 @@
 # Substitutions:  %kbcc  the built kbcc;  %fake-nvcc  a fake nvcc that logs argv;
 #                 %nvcc  the real nvcc;   %cuda_root  its toolkit;  %python;  %S/%s/%t as usual.
 # Features:       nvcc (real nvcc present), cuda-gpu (a GPU is visible),
-#                 cupti, redis, nginx, chromium, host-omp (gcc has <omp.h>).
+#                 cupti, redis, chromium, host-omp (gcc has <omp.h>).
 import os
 import shutil
 import subprocess
@@ -20,7 +20,7 @@ config.test_exec_root = os.path.join(config.kbcc_obj_root, "tests", "lit")
 config.environment["PATH"] = os.pathsep.join(
     [config.kbcc_bin_dir, config.llvm_tools_dir, os.path.join(config.cuda_root, "bin"),
      config.environment.get("PATH", os.environ.get("PATH", ""))])
-for var in ("HOME", "TMPDIR", "LANG"):
+for var in ("HOME", "TMPDIR", "LANG", "KBCC_TEST_WEBDAV"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
 # Tests never touch the user's cache: every test sets KBCC_DIR=%t... itself;
@@ -73,6 +73,7 @@ if gcc_has_omp():
     config.available_features.add("host-omp")
 if has_gpu():
     config.available_features.add("cuda-gpu")
-for tool, feature in (("redis-server", "redis"), ("nginx", "nginx"), ("chromium", "chromium")):
+# WebDAV tests run on nginx, or on tests/remote/webdav-server.py where it is missing.
+for tool, feature in (("redis-server", "redis"), ("chromium", "chromium")):
     if shutil.which(tool) or os.path.exists("/usr/sbin/" + tool):
         config.available_features.add(feature)

@@ -1,7 +1,9 @@
 #!/bin/sh
 # start-webdav.sh DIR: starts nginx with WebDAV (dav + dav_ext) on 127.0.0.1 at
 # a free port, serving DIR/data; writes the port to DIR/port and prints
-# http://127.0.0.1:PORT. Stop it with stop-webdav.sh DIR.
+# http://127.0.0.1:PORT. Stop it with stop-webdav.sh DIR. Where nginx is not
+# installed (a GPU machine), or with KBCC_TEST_WEBDAV=python, it starts
+# webdav-server.py instead, which speaks the same subset of WebDAV.
 set -e
 dir=$1
 [ -n "$dir" ] || { echo "usage: start-webdav.sh DIR" >&2; exit 2; }
@@ -20,6 +22,35 @@ reap() {
   python3 "$here/reaper.py" "$pid" "$2" >/dev/null 2>&1 </dev/null &
   echo $! > "$(dirname "$1")/reaper.pid"
 }
+# Whether 127.0.0.1:$1 accepts connections within 5 s.
+listening() {
+  python3 - "$1" <<'PY' 2>/dev/null
+import socket, sys, time
+for _ in range(100):
+    try:
+        socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=0.2).close()
+        sys.exit(0)
+    except OSError:
+        time.sleep(0.05)
+sys.exit(1)
+PY
+}
+if [ "${KBCC_TEST_WEBDAV:-}" = python ] || [ ! -x "$nginx" ]; then
+  for attempt in 1 2 3 4 5; do
+    port=$(python3 "$here/free-port.py")
+    python3 "$here/webdav-server.py" "$dir/data" "$port" >>"$dir/start.log" 2>&1 </dev/null &
+    echo $! > "$dir/nginx.pid"
+    if listening "$port"; then
+      echo "$port" > "$dir/port"
+      reap "$dir/nginx.pid" webdav-server.py
+      echo "http://127.0.0.1:$port"
+      exit 0
+    fi
+    kill "$(cat "$dir/nginx.pid")" 2>/dev/null || true
+  done
+  echo "start-webdav.sh: webdav-server.py did not start (see $dir/start.log)" >&2
+  exit 1
+fi
 for attempt in 1 2 3 4 5; do
   port=$(python3 "$here/free-port.py")
   cat > "$dir/nginx.conf" <<CONF
@@ -51,21 +82,11 @@ http {
   }
 }
 CONF
-  if "$nginx" -p "$dir" -c "$dir/nginx.conf" 2>>"$dir/start.log"; then
-    i=0
-    while [ $i -lt 100 ]; do
-      if python3 - "$port" <<'PY' 2>/dev/null
-import socket, sys
-socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=0.2).close()
-PY
-      then
-        echo "$port" > "$dir/port"
-        reap "$dir/nginx.pid" nginx
-        echo "http://127.0.0.1:$port"
-        exit 0
-      fi
-      i=$((i + 1)); sleep 0.05
-    done
+  if "$nginx" -p "$dir" -c "$dir/nginx.conf" 2>>"$dir/start.log" && listening "$port"; then
+    echo "$port" > "$dir/port"
+    reap "$dir/nginx.pid" nginx
+    echo "http://127.0.0.1:$port"
+    exit 0
   fi
 done
 echo "start-webdav.sh: nginx did not start (see $dir/start.log and $dir/error.log)" >&2

@@ -1,5 +1,6 @@
 #!/bin/sh
-# stop-webdav.sh DIR: stops the nginx started by start-webdav.sh DIR.
+# stop-webdav.sh DIR: stops the server (nginx or webdav-server.py) started by
+# start-webdav.sh DIR.
 dir=$1
 [ -f "$dir/nginx.pid" ] || exit 0
 pid=$(cat "$dir/nginx.pid")
