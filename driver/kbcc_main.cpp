@@ -48,6 +48,17 @@ bool is_launcher_argument(const std::string &arg) {
          std::filesystem::path(arg).extension().empty();
 }
 
+// Whether a command's own arguments (those before a `--` that starts another
+// program's command line) hold --help or -h, at any position: `kbcc kb push
+// --help` asks for help as `kbcc kb --help` does.
+bool asks_for_help(const std::vector<std::string> &rest) {
+  for (const std::string &a : rest) {
+    if (a == "--") return false;
+    if (a == "--help" || a == "-h") return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 int kbcc_main(int argc, char **argv) {
@@ -64,7 +75,7 @@ int kbcc_main(int argc, char **argv) {
     }
     if (const Command *c = find_command(args[0])) {
       std::vector<std::string> rest(args.begin() + 1, args.end());
-      if (!rest.empty() && (rest[0] == "--help" || rest[0] == "-h")) {
+      if (asks_for_help(rest)) { // help that was asked for: stdout, status 0
         std::printf("%s\n", c->usage);
         return 0;
       }
