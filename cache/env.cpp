@@ -23,8 +23,9 @@ constexpr uint64_t kDefaultMaxSize = 5ull << 30;
 constexpr char kAccessSep = '\x1f';
 
 const std::vector<std::string> &standard_tables() {
-  static const std::vector<std::string> t = {kMetaTable,       kVariantTable, kRegistryTable, kPolicyTable,
-                                             kTrajectoryTable, kAccessTable,  kClosureTable,  kClosureFileTable};
+  static const std::vector<std::string> t = {kMetaTable,     kVariantTable,     kRegistryTable,    kPolicyTable,
+                                             kTrajectoryTable, kAccessTable,    kClosureTable,     kClosureFileTable,
+                                             kVariantNameTable, kPendingTable};
   return t;
 }
 

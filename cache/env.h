@@ -36,6 +36,8 @@ inline constexpr const char *kTrajectoryTable = "trajectories"; // "<trajectory 
 inline constexpr const char *kAccessTable = "access"; // "<table>\x1f<key>" -> last use (unix seconds), for LRU eviction
 inline constexpr const char *kClosureTable = "closures";          // "<closure id>" -> unit closure JSON (kb/closure.h)
 inline constexpr const char *kClosureFileTable = "closure-files"; // "<content hash>" -> one file of a closure
+inline constexpr const char *kVariantNameTable = "variant-names"; // "<arch>/<kernel name>" -> "" (cache/variant.h)
+inline constexpr const char *kPendingTable = "pending-units";     // "<unit key>" -> a unit compiled without a parse
 
 // Error codes returned by this module (stable: statistics count them).
 inline constexpr const char *kErrCorrupt = "store-corrupt";      // not an LMDB store / damaged pages

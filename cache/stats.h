@@ -19,6 +19,7 @@ inline constexpr const char *kFallbacks = "fallbacks";
 inline constexpr const char *kParseMicros = "parse-microseconds";
 inline constexpr const char *kParses = "parses";
 inline constexpr const char *kExtractionCacheHits = "extraction-cache-hits";
+inline constexpr const char *kDeferred = "deferred-registrations"; // compiles whose parse waits (driver/deferral.h)
 
 using Counters = std::map<std::string, uint64_t>;
 

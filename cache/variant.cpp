@@ -145,6 +145,18 @@ Status check_variant(const VariantRecord &r) {
   return {};
 }
 
+namespace {
+
+constexpr const char *kNameIndexKey = "variant-names"; // meta: the name index covers every variant
+
+// "<arch>/<kernel base name>", or "<arch>/*" for a record without a name.
+std::string name_key(const VariantRecord &r) {
+  std::string name = kernel_base_name(r.qualified_name);
+  return r.arch + "/" + (name.empty() ? "*" : name);
+}
+
+} // namespace
+
 Expected<bool> VariantStore::put(const VariantRecord &record, PutMode mode) {
   if (auto st = check_variant(record); !st) return st.error();
   std::string key = variant_key(record.kernel_hash, record.arch);
@@ -161,6 +173,7 @@ Expected<bool> VariantStore::put(const VariantRecord &record, PutMode mode) {
       }
     }
     if (auto s = txn.put(kVariantTable, key, text); !s) return s;
+    if (auto s = txn.put(kVariantNameTable, name_key(record), ""); !s) return s;
     stored = true;
     return txn.touch(kVariantTable, key);
   });
@@ -234,10 +247,67 @@ Expected<uint64_t> VariantStore::clear() {
       if (auto r = txn.remove(kAccessTable, std::string(kVariantTable) + '\x1f' + k); !r) return r.error();
       ++n;
     }
+    std::vector<std::string> names;
+    auto s2 = txn.for_each(kVariantNameTable, "", [&](std::string_view k, std::string_view) {
+      names.emplace_back(k);
+      return true;
+    });
+    if (!s2) return s2;
+    for (const auto &k : names)
+      if (auto r = txn.remove(kVariantNameTable, k); !r) return r.error();
     return {};
   });
   if (!st) return st.error();
   return n;
+}
+
+std::string kernel_base_name(const std::string &qualified) {
+  std::string s = qualified.substr(0, qualified.find('<'));
+  size_t colon = s.rfind("::");
+  return colon == std::string::npos ? s : s.substr(colon + 2);
+}
+
+Expected<bool> VariantStore::may_apply(const std::vector<std::string> &archs, const std::set<std::string> &identifiers) {
+  // A store written before the name index: index its variants once.
+  bool indexed = false;
+  Status st = env_.read([&](Txn &txn) -> Status {
+    auto v = txn.get(kMetaTable, kNameIndexKey);
+    if (!v) return v.error();
+    indexed = v->has_value();
+    return {};
+  });
+  if (!st) return st.error();
+  if (!indexed) {
+    st = env_.write([&](Txn &txn) -> Status {
+      Status inner = Status::ok();
+      auto s = txn.for_each(kVariantTable, "", [&](std::string_view key, std::string_view value) {
+        auto rec = parse_variant(std::string(value), env_.path() + "/data.mdb: variant " + std::string(key));
+        VariantRecord unnamed; // a record that does not parse counts as unnamed: always a candidate
+        unnamed.arch = std::string(key.substr(key.find('/') + 1));
+        inner = txn.put(kVariantNameTable, name_key(rec ? *rec : unnamed), "");
+        return static_cast<bool>(inner);
+      });
+      if (!s) return s;
+      if (!inner) return inner;
+      return txn.put(kMetaTable, kNameIndexKey, "1");
+    });
+    if (!st) return st.error();
+  }
+  bool found = false;
+  st = env_.read([&](Txn &txn) -> Status {
+    for (const std::string &arch : archs) {
+      auto s = txn.for_each(kVariantNameTable, arch + "/", [&](std::string_view key, std::string_view) {
+        std::string name(key.substr(arch.size() + 1));
+        found = name == "*" || identifiers.count(name);
+        return !found;
+      });
+      if (!s) return s;
+      if (found) break;
+    }
+    return {};
+  });
+  if (!st) return st.error();
+  return found;
 }
 
 } // namespace kbcc::cache

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,10 @@ Expected<VariantRecord> parse_variant(const std::string &text, const std::string
 // launch mapping that parses and a known numerics class.
 Status check_variant(const VariantRecord &record);
 
+// The unqualified name of a kernel without template arguments
+// ("ns::scale<float>" -> "scale"): the identifier its definition spells.
+std::string kernel_base_name(const std::string &qualified);
+
 // The store key of (kernel hash, arch).
 std::string variant_key(const std::string &kernel_hash, const std::string &arch);
 
@@ -112,6 +117,12 @@ public:
   Expected<bool> remove(const std::string &kernel_hash, const std::string &arch);
   // Removes every variant; returns how many.
   Expected<uint64_t> clear();
+  // Whether a variant for one of `archs` may belong to a kernel named by one
+  // of `identifiers` (the identifiers of a unit's text): its name is among
+  // them, or a record has no name. False positives only (a removed or
+  // evicted variant's name may linger); never a false negative. Builds the
+  // name index of a store written before it had one.
+  Expected<bool> may_apply(const std::vector<std::string> &archs, const std::set<std::string> &identifiers);
 
 private:
   Env &env_;

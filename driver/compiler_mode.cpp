@@ -5,6 +5,7 @@
 #include "driver/args.h"
 #include "driver/command.h"
 #include "driver/compile_pipeline.h"
+#include "driver/deferral.h"
 #include "driver/depfile.h"
 #include "driver/find_nvcc.h"
 #include "driver/kbcc_options.h"
@@ -132,6 +133,15 @@ void guard_speculative(int pid) {
 int compile(const Compilation &c, const Config &config, const std::string &nvcc, const KbccOptions &o,
             cache::Counters &stats) {
   stats[cache::kCompilations] += 1;
+  Deferral deferral = decide_deferral(config, c.unit);
+  say(o, deferral.why);
+  if (deferral.defer) { // nothing to substitute: nvcc alone, the registration later
+    stats[cache::kDeferred] += 1;
+    if (deferral.record && !o.dry_run) record_pending(config, c.unit);
+    flush_stats(config, stats);
+    if (o.dry_run) return print_command(c.unit.nvcc_argv), 0;
+    return exec_nvcc(c.unit.nvcc_argv);
+  }
   std::optional<Process> speculative;
   if (config.get_bool("speculative") && !o.dry_run) {
     ProcessOptions po;

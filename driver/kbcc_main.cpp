@@ -1,8 +1,12 @@
 // Top-level dispatch: subcommand, help, launcher form or compiler form.
 #include "driver/command.h"
+#include "driver/registration.h"
+#include "support/config.h"
+#include "support/log.h"
 
 #include <cstdio>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -59,6 +63,28 @@ bool asks_for_help(const std::vector<std::string> &rest) {
   return false;
 }
 
+// Whether `command` with `args` reads the kernel registry (and so needs the
+// units that builds compiled with deferred registration parsed first).
+bool reads_registry(const std::string &command, const std::vector<std::string> &args) {
+  static const std::set<std::string> always = {"capture", "optimize", "warm", "report", "replay"};
+  if (always.count(command)) return true;
+  std::string verb = args.empty() ? "" : args[0];
+  if (command == "cache") return verb == "list" || verb == "show";
+  if (command == "kb") return verb == "push" || verb == "sync";
+  return false;
+}
+
+// Parses the units compiled with deferred registration (driver/registration.h),
+// so the command sees every kernel built so far. Failures only log: the
+// command then works with the registry as it is.
+void complete_registry() {
+  auto config = Config::load();
+  if (!config) return; // the command reports a bad configuration itself
+  set_log_path(config->get("log"));
+  if (auto r = register_pending(*config, /*progress=*/true); !r)
+    log_line("deferred registration: " + r.error().message);
+}
+
 }  // namespace
 
 int kbcc_main(int argc, char **argv) {
@@ -79,6 +105,7 @@ int kbcc_main(int argc, char **argv) {
         std::printf("%s\n", c->usage);
         return 0;
       }
+      if (reads_registry(c->name, rest)) complete_registry();
       return c->run(rest);
     }
     if (is_launcher_argument(args[0])) {

@@ -16,6 +16,9 @@ const std::vector<ConfigKey> &config_keys() {
       {"disable", "KBCC_DISABLE", "false", "run nvcc unchanged: no extraction, no lookup, no recording"},
       {"nvcc", "KBCC_NVCC", "", "path of the real nvcc (searched first; see docs/user-guide.md)"},
       {"record", "KBCC_RECORD", "true", "record every kernel seen in builds into the kernel registry"},
+      {"deferred_registration", "KBCC_DEFERRED_REGISTRATION", "true",
+       "parse a unit during the build only when a kernel it names has a variant; record the others and parse "
+       "them when a command reads the registry (kbcc capture, optimize, warm, ...)"},
       {"speculative", "KBCC_SPECULATIVE", "true",
        "start nvcc on the original command while kernels are extracted, and keep its output on a miss"},
       {"parse_timeout", "KBCC_PARSE_TIMEOUT", "120",

@@ -121,11 +121,13 @@ void print_text(const cache::Counters &c, const std::map<std::string, std::strin
   std::snprintf(buf, sizeof buf, "%.3f s (%.1f ms per parse)", micros / 1e6, parses ? micros / 1e3 / parses : 0.0);
   line("parse time", buf);
   num("extraction cache hits", cache::kExtractionCacheHits);
+  num("deferred registrations", cache::kDeferred);
   print_reasons("parse failures (fell back to nvcc)", "extraction-failed:", c, firsts);
   print_reasons("kernels not optimizable", "not-optimizable:", c, firsts);
   std::vector<std::string> known = {cache::kCompilations, cache::kHits,        cache::kMisses,
                                     "remote-hits",        cache::kFallbacks,   "not-compilation",
-                                    cache::kParses,       cache::kParseMicros, cache::kExtractionCacheHits};
+                                    cache::kParses,       cache::kParseMicros, cache::kExtractionCacheHits,
+                                    cache::kDeferred};
   for (const auto &[k, v] : c)
     if (std::find(known.begin(), known.end(), k) == known.end() && !has_prefix(k, "cannot-optimize:") &&
         !has_prefix(k, "extraction-failed:") && !has_prefix(k, "not-optimizable:"))
@@ -143,6 +145,8 @@ void print_text(const cache::Counters &c, const std::map<std::string, std::strin
   line("store size", human_size(store["used_bytes"]) + " used, " + human_size(store["file_bytes"]) +
                          " on disk, limit " + human_size(store["max_size"]));
   line("registry kernels", std::to_string(store["tables"].value("registry", 0)));
+  line("units awaiting registration", std::to_string(store["tables"].value("pending-units", 0)) +
+                                          " (parsed by the next kbcc capture, optimize, warm, cache list, ...)");
   line("variants", std::to_string(store["tables"].value("variants", 0)));
   line("trajectories", std::to_string(store["tables"].value("trajectories", 0)));
   line("unit closures", std::to_string(store["tables"].value("closures", 0)) + " (" +

@@ -60,7 +60,7 @@ compare() {
     count=$((count + 1))
   done
   [ "$count" -ge 4 ] || fail "only $count objects in the nvcc build"
-  [ -d "$work/kbcc-dir-$1/toolchain" ] || fail "$1: kbcc handled no compilation"
+  KBCC_DIR="$work/kbcc-dir-$1" "$kbcc" stats | grep -Eq '^compilations +[1-9]' || fail "$1: kbcc handled no compilation"
   echo "device code $1: $count objects identical to nvcc"
 }
 

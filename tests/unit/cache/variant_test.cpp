@@ -176,3 +176,47 @@ TEST(Variant, KeepFasterDoesNotReplaceABetterRecord) {
 
 } // namespace
 } // namespace kbcc::cache
+
+namespace kbcc::cache {
+namespace {
+
+TEST(Variant, TheNameIndexSaysWhichUnitsAVariantMayApplyTo) {
+  test::TempDir d;
+  auto env = Env::open(d.path());
+  ASSERT_TRUE(env) << env.error().message;
+  VariantStore store(**env);
+  VariantRecord r = sample("sm_80");
+  r.qualified_name = "ns::scale<float>";
+  ASSERT_TRUE(store.put(r));
+  auto yes = store.may_apply({"sm_80"}, {"float", "scale", "x"});
+  ASSERT_TRUE(yes) << yes.error().message;
+  EXPECT_TRUE(*yes);
+  EXPECT_FALSE(*store.may_apply({"sm_90"}, {"scale"})); // another arch
+  EXPECT_FALSE(*store.may_apply({"sm_80"}, {"shift"})); // another kernel
+  // A record without a name may apply anywhere.
+  VariantRecord unnamed = sample("sm_90");
+  unnamed.kernel_hash = "ffffffffffffffffffffffffffffffff";
+  unnamed.qualified_name = "";
+  ASSERT_TRUE(store.put(unnamed));
+  EXPECT_TRUE(*store.may_apply({"sm_90"}, {"anything"}));
+  // Clearing the cache clears the index.
+  ASSERT_TRUE(store.clear());
+  EXPECT_FALSE(*store.may_apply({"sm_80", "sm_90"}, {"scale", "anything"}));
+}
+
+TEST(Variant, AStoreWithoutTheNameIndexGetsOneFromItsVariants) {
+  test::TempDir d;
+  auto env = Env::open(d.path());
+  ASSERT_TRUE(env);
+  // As a store written before the index: the variant is there, its name is not.
+  VariantRecord r = sample("sm_80");
+  ASSERT_TRUE((*env)->write([&](Txn &txn) {
+    return txn.put(kVariantTable, variant_key(r.kernel_hash, r.arch), to_json(r).dump());
+  }));
+  EXPECT_TRUE(*VariantStore(**env).may_apply({"sm_80"}, {"scale"}));
+  EXPECT_EQ(kernel_base_name("a::b::k<int, 3>"), "k");
+  EXPECT_EQ(kernel_base_name("k"), "k");
+}
+
+} // namespace
+} // namespace kbcc::cache

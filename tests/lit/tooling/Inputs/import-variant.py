@@ -10,9 +10,11 @@ import sys
 import tempfile
 
 kbcc, kernel_hash, arch, source_file = sys.argv[1:5]
+# The kernel's name as the variant defines it (builds look variants up by the names a unit spells).
+name = re.search(r"__global__\s+(?:\w+\s+)*?(\w+)\s*\(", open(source_file).read()).group(1)
 record = {
     "format": "kbcc-variant", "version": 1, "id": "", "kernel_hash": kernel_hash, "arch": arch,
-    "qualified_name": "test", "source": open(source_file).read(), "toolchain": "",
+    "qualified_name": name, "source": open(source_file).read(), "toolchain": "",
     "provenance": {"trajectory": "t", "optimizations": [], "kb_snapshot": "", "llm_model": "",
                    "contributor": "test", "created": 1},
     "validation": {"captures_checked": 1, "max_error": 0.0, "tolerance": 1e-6, "sanitizer": "clean", "notes": ""},
