@@ -23,10 +23,6 @@ struct CommandRegistrar {
   explicit CommandRegistrar(Command c);
 };
 
-// Compiler mode (nvcc replacement): argv[0] is the invoked name, the rest are
-// nvcc arguments; `launcher_nvcc` is the nvcc given in launcher form, if any.
-int run_compiler_mode(const std::vector<std::string> &nvcc_args, const std::string &launcher_nvcc);
-
 }  // namespace kbcc::driver
 
 #define KBCC_COMMAND_CONCAT2(a, b) a##b

@@ -1,6 +1,7 @@
 #include "driver/find_nvcc.h"
 
 #include <cstdlib>
+#include <filesystem>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
@@ -21,9 +22,10 @@ std::string absolute(const std::string &path) {
 }
 
 // Checks one candidate file; returns the reason it is unusable, or "".
-std::string reject_reason(const std::string &path, const std::string &self_exe) {
+std::string reject_reason(const std::string &path, const NvccSearch &s) {
   if (!is_executable_file(path)) return "not an executable file";
-  if (is_same_executable(path, self_exe)) return "is kbcc itself";
+  if (is_same_executable(path, s.self_exe)) return "is kbcc itself";
+  if (!s.sibling_exe.empty() && is_same_executable(path, s.sibling_exe)) return "is kbcc itself";
   return "";
 }
 
@@ -48,7 +50,18 @@ NvccSearch NvccSearch::current(const std::string &configured, const std::string 
   if (const char *v = getenv("CUDA_HOME")) s.cuda_home = v;
   if (const char *v = getenv("PATH")) s.path = v;
   s.self_exe = "/proc/self/exe";
+  std::error_code ec;
+  auto self = std::filesystem::read_symlink(s.self_exe, ec);
+  if (!ec) s.sibling_exe = sibling_executable(self.string());
   return s;
+}
+
+std::string sibling_executable(const std::string &self) {
+  std::filesystem::path p(self);
+  std::string name = p.filename().string();
+  if (name == "kbcc") return (p.parent_path() / "kbcc-full").string();
+  if (name == "kbcc-full") return (p.parent_path() / "kbcc").string();
+  return "";
 }
 
 bool is_same_executable(const std::string &path, const std::string &self_exe) {
@@ -60,7 +73,7 @@ bool is_same_executable(const std::string &path, const std::string &self_exe) {
 Expected<std::string> find_nvcc(const NvccSearch &s) {
   std::vector<Attempt> tried;
   auto try_file = [&](const std::string &place, const std::string &path) -> bool {
-    std::string why = reject_reason(path, s.self_exe);
+    std::string why = reject_reason(path, s);
     if (why.empty()) return true;
     tried.push_back({place + " (" + path + ")", why});
     return false;

@@ -1,5 +1,9 @@
-// Top-level dispatch: subcommand, help, launcher form or compiler form.
+// kbcc-full's top-level dispatch: subcommand, help, launcher form or
+// compiler form. (The `kbcc` executable, driver/front_main.cpp, hands it
+// everything but the compiles that need no parse.)
 #include "driver/command.h"
+#include "driver/compiler_mode.h"
+#include "driver/invocation.h"
 #include "driver/registration.h"
 #include "support/config.h"
 #include "support/log.h"
@@ -31,25 +35,6 @@ void print_help() {
               "  kbcc --kbcc-version  kbcc's version (--version is nvcc's, for CMake)\n\n"
               "Configuration: KBCC_* environment variables or $KBCC_DIR/kbcc.conf; see `kbcc config --list`\n"
               "and docs/config.md.\n");
-}
-
-// True for names nvcc takes as input files (sources, objects, libraries, device code).
-bool has_input_extension(const std::string &base) {
-  std::string ext = std::filesystem::path(base).extension().string();
-  for (const char *e : {".cu", ".cpp", ".cc", ".cxx", ".c", ".i", ".ii", ".o", ".obj", ".a", ".so", ".lib", ".ptx",
-                        ".cubin", ".fatbin", ".ltoir", ".h", ".cuh", ".hpp"})
-    if (ext == e) return true;
-  return false;
-}
-
-bool is_launcher_argument(const std::string &arg) {
-  if (arg.empty() || arg[0] == '-' || arg[0] == '@') return false;
-  std::string base = std::filesystem::path(arg).filename().string();
-  if (has_input_extension(base)) return false;  // `kbcc nvcc_kernels.cu ...` is compiler form
-  if (base == "nvcc" || base.rfind("nvcc", 0) == 0) return true;
-  std::error_code ec;
-  return arg.find('/') != std::string::npos && std::filesystem::is_regular_file(arg, ec) && access(arg.c_str(), X_OK) == 0 &&
-         std::filesystem::path(arg).extension().empty();
 }
 
 // Whether a command's own arguments (those before a `--` that starts another
@@ -111,10 +96,10 @@ int kbcc_main(int argc, char **argv) {
     if (is_launcher_argument(args[0])) {
       std::string nvcc = args[0];
       args.erase(args.begin());
-      return run_compiler_mode(args, nvcc);
+      return run_compiler_mode(args, nvcc, compile_with_parse);
     }
   }
-  return run_compiler_mode(args, "");
+  return run_compiler_mode(args, "", compile_with_parse);
 }
 
 }  // namespace kbcc::driver

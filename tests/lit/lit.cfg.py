@@ -1,6 +1,6 @@
 # lit configuration for kbcc's behaviour tests.
 #
-# Substitutions:  %kbcc  the built kbcc;  %fake-nvcc  a fake nvcc that logs argv;
+# Substitutions:  %kbcc  the built kbcc (%kbcc-full: the executable it hands commands to);  %fake-nvcc  a fake nvcc that logs argv;
 #                 %nvcc  the real nvcc;   %cuda_root  its toolkit;  %python;  %S/%s/%t as usual.
 # Features:       nvcc (real nvcc present), cuda-gpu (a GPU is visible),
 #                 cupti, redis, chromium, host-omp (gcc has <omp.h>).
@@ -31,6 +31,8 @@ for var in ("KBCC_NVCC", "KBCC_SNAPSHOT", "KBCC_REMOTE", "KBCC_LLM_API", "NVCC_P
     config.environment.pop(var, None)
 
 nvcc = os.path.join(config.cuda_root, "bin", "nvcc")
+# %kbcc-full first: %kbcc is a prefix of it.
+config.substitutions.append(("%kbcc-full", os.path.join(config.kbcc_bin_dir, "kbcc-full")))
 config.substitutions.append(("%kbcc", os.path.join(config.kbcc_bin_dir, "kbcc")))
 config.substitutions.append(("%fake-nvcc", os.path.join(config.kbcc_src_root, "tests", "lit", "Inputs", "fake-nvcc")))
 config.substitutions.append(("%nvcc", nvcc))
