@@ -13,8 +13,9 @@ namespace kbcc::driver {
 bool is_launcher_argument(const std::string &arg);
 
 // Whether `arg` can only be a kbcc command or request (`stats`, `--help`,
-// `--kbcc-version`, ...), never an nvcc argument: nvcc's inputs have
-// extensions and its options start with '-'.
+// `--kbcc-version`, ...): a lowercase word, which nvcc never takes (its
+// inputs have extensions, its options start with '-'), even where a file or
+// folder of that name exists.
 bool is_kbcc_request(const std::string &arg);
 
 } // namespace kbcc::driver

@@ -87,3 +87,19 @@ TEST_F(FindNvcc, ErrorNamesEveryPlace) {
     EXPECT_NE(r.error().message.find(place), std::string::npos) << place << "\n" << r.error().message;
   EXPECT_NE(r.error().message.find("missing-nvcc"), std::string::npos);
 }
+
+TEST_F(FindNvcc, NeverPicksTheOtherKbccExecutable) {
+  // kbcc-full, looking for nvcc, must not take a symlink named nvcc that
+  // points at kbcc (which would hand the compile back to it).
+  std::string full = make_exe("self/kbcc-full");
+  fs::create_symlink(self, root / "path1/nvcc");
+  std::string real = make_exe("path2/nvcc");
+  NvccSearch s = search();
+  s.self_exe = full;
+  s.sibling_exe = sibling_executable(full);
+  EXPECT_EQ(s.sibling_exe, self);
+  s.path = (root / "path1").string() + ":" + (root / "path2").string();
+  EXPECT_EQ(*find_nvcc(s), real);
+  EXPECT_EQ(sibling_executable(self), full);
+  EXPECT_EQ(sibling_executable("/usr/bin/nvcc"), "");
+}
