@@ -23,8 +23,8 @@ constexpr uint64_t kDefaultMaxSize = 5ull << 30;
 constexpr char kAccessSep = '\x1f';
 
 const std::vector<std::string> &standard_tables() {
-  static const std::vector<std::string> t = {kMetaTable,     kVariantTable,     kRegistryTable,    kPolicyTable,
-                                             kTrajectoryTable, kAccessTable,    kClosureTable,     kClosureFileTable,
+  static const std::vector<std::string> t = {kMetaTable,        kVariantTable, kRegistryTable, kPolicyTable,
+                                             kTrajectoryTable,  kAccessTable,  kClosureTable,  kClosureFileTable,
                                              kVariantNameTable, kPendingTable};
   return t;
 }
@@ -81,7 +81,7 @@ Status remove_store(const std::string &kbcc_dir) {
 // LMDB reports a short write (a full disk) as EIO: tell them apart by the
 // space left on the store's file system.
 static bool disk_nearly_full(const std::string &path) {
-  struct statvfs fs{};
+  struct statvfs fs {};
   if (statvfs(path.c_str(), &fs) != 0) return false;
   return static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize < (4u << 20);
 }
@@ -281,6 +281,18 @@ Status Env::write_once(const std::function<Status(Txn &)> &fn, int &mdb_rc) {
   return {};
 }
 
+Expected<uint64_t> Env::count(std::string_view table) {
+  uint64_t n = 0;
+  Status st = read([&](Txn &txn) -> Status {
+    auto c = txn.count(table);
+    if (!c) return c.error();
+    n = *c;
+    return {};
+  });
+  if (!st) return st.error();
+  return n;
+}
+
 Status Env::write(const std::function<Status(Txn &)> &fn) {
   if (read_only_) return make_error(path_ + ": store opened read-only", kErrIo);
   int rc = 0;
@@ -343,7 +355,7 @@ Expected<StoreInfo> Env::info() {
   MDB_envinfo ei{};
   mdb_env_info(raw(env_), &ei);
   info.map_bytes = ei.me_mapsize;
-  struct stat sb{};
+  struct stat sb {};
   if (::stat((path_ + "/data.mdb").c_str(), &sb) == 0) info.file_bytes = static_cast<uint64_t>(sb.st_size);
   Status st = read([&](Txn &txn) -> Status {
     info.used_bytes = used_bytes(raw_txn(txn.txn_), dbis_);

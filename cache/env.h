@@ -108,6 +108,8 @@ public:
 
   // Runs `fn` in a read-only transaction.
   Status read(const std::function<Status(Txn &)> &fn);
+  // Number of entries in `table` (one read transaction).
+  Expected<uint64_t> count(std::string_view table);
   // Runs `fn` in a write transaction and commits when it succeeds (aborts
   // otherwise). On MDB_MAP_FULL it evicts LRU entries / grows the map up to
   // the limit and retries once; then fails with kErrFull. Evicts after commit

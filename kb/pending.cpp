@@ -35,16 +35,6 @@ Status PendingUnits::remove(const std::string &key) {
   });
 }
 
-Expected<uint64_t> PendingUnits::count() {
-  uint64_t n = 0;
-  Status st = env_.read([&](cache::Txn &txn) -> Status {
-    auto c = txn.count(cache::kPendingTable);
-    if (!c) return c.error();
-    n = *c;
-    return {};
-  });
-  if (!st) return st.error();
-  return n;
-}
+Expected<uint64_t> PendingUnits::count() { return env_.count(cache::kPendingTable); }
 
 } // namespace kbcc::kb

@@ -164,16 +164,6 @@ Expected<std::vector<RegistryEntry>> Registry::list() {
   return out;
 }
 
-Expected<uint64_t> Registry::count() {
-  uint64_t n = 0;
-  Status st = env_.read([&](cache::Txn &txn) -> Status {
-    auto c = txn.count(cache::kRegistryTable);
-    if (!c) return c.error();
-    n = *c;
-    return {};
-  });
-  if (!st) return st.error();
-  return n;
-}
+Expected<uint64_t> Registry::count() { return env_.count(cache::kRegistryTable); }
 
 } // namespace kbcc::kb

@@ -261,6 +261,14 @@ bool refers_to(const Stmt *s, const VarDecl *var) {
   return found;
 }
 
+int references(const Stmt *s, const ValueDecl *decl) {
+  int n = 0;
+  walk(s, [&](const Stmt *x) {
+    if (const auto *ref = dyn_cast<DeclRefExpr>(x); ref && ref->getDecl() == decl) ++n;
+  });
+  return n;
+}
+
 bool has_return(const Stmt *s) {
   bool found = false;
   walk(s, [&](const Stmt *x) { found = found || isa<ReturnStmt>(x); });
@@ -317,14 +325,6 @@ namespace {
 bool names(const Expr *e, const VarDecl *var) {
   const auto *ref = dyn_cast_or_null<DeclRefExpr>(e ? e->IgnoreParenImpCasts() : nullptr);
   return ref && ref->getDecl() == var;
-}
-
-int references(const Stmt *s, const VarDecl *var) {
-  int n = 0;
-  walk(s, [&](const Stmt *x) {
-    if (const auto *ref = dyn_cast<DeclRefExpr>(x); ref && ref->getDecl() == var) ++n;
-  });
-  return n;
 }
 
 // Classifies one write to `var`; nullopt when it is not an accumulation.

@@ -65,6 +65,8 @@ bool reads_memory(const clang::Stmt *s);
 bool assigns(const clang::Stmt *s, const clang::VarDecl *var);
 // Whether `s` refers to `var`.
 bool refers_to(const clang::Stmt *s, const clang::VarDecl *var);
+// How many times `s` names `decl`.
+int references(const clang::Stmt *s, const clang::ValueDecl *decl);
 // Whether `s` holds a statement of one of these kinds.
 bool has_return(const clang::Stmt *s);
 bool has_break_or_goto(const clang::Stmt *s); // break/goto/switch that leave `s`'s loops, labels

@@ -78,10 +78,9 @@ Expected<KernelAst> parse_kernel(const tooling::ParseRequest &request, const std
   args.erase(args.begin()); // the program name
   args.pop_back();          // the source: given below with its text
   FatalCounter diagnostics;
-  auto unit = clang::tooling::buildASTFromCodeWithArgs(text, args, request.source, "kbcc-transform",
-                                                        std::make_shared<PCHContainerOperations>(),
-                                                        clang::tooling::getClangStripDependencyFileAdjuster(),
-                                                        clang::tooling::FileContentMappings(), &diagnostics);
+  auto unit = clang::tooling::buildASTFromCodeWithArgs(
+      text, args, request.source, "kbcc-transform", std::make_shared<PCHContainerOperations>(),
+      clang::tooling::getClangStripDependencyFileAdjuster(), clang::tooling::FileContentMappings(), &diagnostics);
   if (!unit || diagnostics.fatal)
     return make_error(request.source + ": clang could not parse the unit for the transform", "parse-fatal");
   KernelByName finder(kernel);

@@ -36,7 +36,6 @@ long int_param(const Params &p, const char *key, long fallback) {
 
 // Wraps the body in the coarsening loop; returns become "next item".
 Status coarsen_body(const KernelAst &k, const IndexSpace &s, long factor, Edits &e) {
-  const std::string &src = k.source();
   size_t open = k.offset(s.body->getLBracLoc()), close = k.offset(s.body->getRBracLoc());
   if (open == std::string::npos || close == std::string::npos) return not_applicable("the body is written in a macro");
   std::string f = std::to_string(factor);
@@ -46,28 +45,7 @@ Status coarsen_body(const KernelAst &k, const IndexSpace &s, long factor, Edits 
                "ull + __kbcc_k) * blockDim.x + threadIdx.x;\n  {");
   bool returns_inside = has_return(s.body);
   e.insert(close, std::string("  }\n") + (returns_inside ? "  __kbcc_next:;\n" : "") + "  }\n");
-  for (const GlobalIndex &g : s.occurrences) {
-    size_t b = 0, x = 0;
-    if (!k.span(g.expr->getSourceRange(), b, x)) return not_applicable("the global index is written in a macro");
-    e.replace(b, x, "((decltype(" + src.substr(b, x - b) + "))__kbcc_item)");
-  }
-  Status status = Status::ok();
-  std::function<void(const Stmt *)> returns = [&](const Stmt *st) {
-    if (!st || !status) return;
-    if (const auto *r = dyn_cast<ReturnStmt>(st)) {
-      size_t b = 0, x = 0;
-      if (!k.span(r->getSourceRange(), b, x)) {
-        status = not_applicable("a return is written in a macro");
-        return;
-      }
-      e.replace(b, past_semicolon(src, x), "goto __kbcc_next;");
-      return;
-    }
-    for (const Stmt *c : st->children())
-      returns(c);
-  };
-  returns(s.body);
-  return status;
+  return retarget_items(k, s, "__kbcc_item", "__kbcc_next", e);
 }
 
 launch::LaunchMapping coarse_mapping(const IndexSpace &s, long block, long factor) {
@@ -149,15 +127,6 @@ void statement_calls(const Stmt *s, std::set<const CallExpr *> &out) {
   if (const auto *w = dyn_cast<WhileStmt>(s)) take(w->getBody());
   for (const Stmt *c : s->children())
     statement_calls(c, out);
-}
-
-int references(const Stmt *s, const ValueDecl *d) {
-  if (!s) return 0;
-  int n = 0;
-  if (const auto *ref = dyn_cast<DeclRefExpr>(s); ref && ref->getDecl() == d) ++n;
-  for (const Stmt *c : s->children())
-    n += references(c, d);
-  return n;
 }
 
 Expected<Privatizable> privatizable(const KernelAst &k) {

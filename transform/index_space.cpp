@@ -2,6 +2,8 @@
 
 #include "transform/transform.h"
 
+#include <functional>
+
 namespace kbcc::transform {
 
 Expected<IndexSpace> index_space(const KernelAst &k, bool allow_2d, bool allow_atomics) {
@@ -50,6 +52,58 @@ std::vector<std::string> fixed_dims_preconditions(int dims) {
   if (dims < 2) out.insert(out.end(), {"grid.y == 1", "block.y == 1"});
   out.insert(out.end(), {"grid.z == 1", "block.z == 1", "shared == 0"});
   return out;
+}
+
+Expected<Index2D> index_2d(const KernelAst &k) {
+  auto s = index_space(k, /*allow_2d=*/true, /*allow_atomics=*/false);
+  if (!s) return s.error();
+  if (s->dims != 2) return not_applicable("the kernel indexes one dimension");
+  auto xs = index_variables(s->body, 0), ys = index_variables(s->body, 1);
+  if (xs.size() != 1 || ys.size() != 1 || s->occurrences.size() != 2)
+    return not_applicable("the x and y global indexes are not held by one variable each");
+  return Index2D{*s, xs[0], ys[0]};
+}
+
+launch::LaunchMapping tile_mapping(const IndexSpace &space, long unit_x, long unit_y, long block_x, long block_y) {
+  launch::LaunchMapping m;
+  m.grid = {"ceil_div(grid.x * block.x, " + std::to_string(unit_x) + ")",
+            "ceil_div(grid.y * block.y, " + std::to_string(unit_y) + ")", "1"};
+  m.block = {std::to_string(block_x), std::to_string(block_y), "1"};
+  m.shared = "0";
+  m.preconditions = fixed_dims_preconditions(2);
+  m.preconditions.push_back(coverage_precondition(space, 0, unit_x));
+  m.preconditions.push_back(coverage_precondition(space, 1, unit_y));
+  return m;
+}
+
+Status returns_to_goto(const KernelAst &k, const clang::Stmt *body, const std::string &label, Edits &e) {
+  Status status = Status::ok();
+  std::function<void(const clang::Stmt *)> visit = [&](const clang::Stmt *s) {
+    if (!s || !status) return;
+    if (llvm::isa<clang::ReturnStmt>(s)) {
+      size_t b = 0, x = 0;
+      if (!k.span(s->getSourceRange(), b, x))
+        status = not_applicable("a return is written in a macro");
+      else
+        e.replace(b, past_semicolon(k.source(), x), "goto " + label + ";");
+      return;
+    }
+    for (const clang::Stmt *c : s->children())
+      visit(c);
+  };
+  visit(body);
+  return status;
+}
+
+Status retarget_items(const KernelAst &k, const IndexSpace &space, const std::string &item, const std::string &label,
+                      Edits &e) {
+  const std::string &src = k.source();
+  for (const GlobalIndex &g : space.occurrences) {
+    size_t b = 0, x = 0;
+    if (!k.span(g.expr->getSourceRange(), b, x)) return not_applicable("the global index is written in a macro");
+    e.replace(b, x, "((decltype(" + src.substr(b, x - b) + "))(" + item + "))");
+  }
+  return returns_to_goto(k, space.body, label, e);
 }
 
 } // namespace kbcc::transform

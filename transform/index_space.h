@@ -4,9 +4,11 @@
 // differently and still cover exactly the threads the original had.
 #pragma once
 
+#include "launch/mapping.h"
 #include "support/expected.h"
 #include "transform/analysis.h"
 #include "transform/ast.h"
+#include "transform/edits.h"
 
 #include <set>
 #include <string>
@@ -15,10 +17,10 @@
 namespace kbcc::transform {
 
 struct IndexSpace {
-  int dims = 1;                                 // 1: x only; 2: x and y
-  std::vector<GlobalIndex> occurrences;         // every use of the idiom
-  std::vector<std::string> bounds[2];           // guard bounds per dimension, in the mapping language
-  std::set<std::string> bound_params;           // integer parameters those bounds read
+  int dims = 1;                         // 1: x only; 2: x and y
+  std::vector<GlobalIndex> occurrences; // every use of the idiom
+  std::vector<std::string> bounds[2];   // guard bounds per dimension, in the mapping language
+  std::set<std::string> bound_params;   // integer parameters those bounds read
   const clang::CompoundStmt *body = nullptr;
 };
 
@@ -37,5 +39,26 @@ std::string coverage_precondition(const IndexSpace &space, int dim, long unit);
 // no dynamic shared memory: the preconditions saying so.
 std::vector<std::string> fixed_dims_preconditions(int dims);
 
+// A 2-D kernel whose x and y global indexes are each held by one variable
+// (and the idiom used nowhere else); atomics are refused.
+struct Index2D {
+  IndexSpace space;
+  const clang::VarDecl *x = nullptr, *y = nullptr;
+};
+Expected<Index2D> index_2d(const KernelAst &k);
+
+// The launch of a 2-D kernel in tiles of `unit_x` x `unit_y` of the original
+// threads, each tile a block of `block_x` x `block_y` threads: grid, block and
+// the preconditions (fixed dimensions, coverage in x and y).
+launch::LaunchMapping tile_mapping(const IndexSpace &space, long unit_x, long unit_y, long block_x, long block_y);
+
+// Edits making every `return` under `body` a `goto label;` (the end of an
+// item or pass, not of the thread). Error when one is written in a macro.
+Status returns_to_goto(const KernelAst &k, const clang::Stmt *body, const std::string &label, Edits &e);
+
+// Edits of the body of `space`: every use of the global-index idiom becomes
+// `item` (in the idiom's type), and every `return` a `goto label;`.
+Status retarget_items(const KernelAst &k, const IndexSpace &space, const std::string &item, const std::string &label,
+                      Edits &e);
 
 } // namespace kbcc::transform

@@ -334,15 +334,7 @@ Expected<Output> apply(const Input &in, const Params &params) {
   auto kt = tooling::parse_kernel_text(out.source);
   if (kt && !kt->has_launch_bounds && !kt->has_maxnreg)
     out.source.insert(kt->name_pos, "__launch_bounds__(" + std::to_string(threads) + ") ");
-  launch::LaunchMapping m;
-  std::string t = std::to_string(s->tile), side = std::to_string(s->side());
-  m.grid = {"ceil_div(grid.x * block.x, " + t + ")", "ceil_div(grid.y * block.y, " + t + ")", "1"};
-  m.block = {side, side, "1"};
-  m.shared = "0";
-  m.preconditions = fixed_dims_preconditions(2);
-  m.preconditions.push_back(coverage_precondition(b->plan.space, 0, s->tile));
-  m.preconditions.push_back(coverage_precondition(b->plan.space, 1, s->tile));
-  out.launch = m;
+  out.launch = tile_mapping(b->plan.space, s->tile, s->tile, s->side(), s->side());
   out.numerics = cache::kNumericsExact;
   std::set<std::string> sizes = b->plan.space.bound_params;
   auto kp = integer_params(b->plan.loop.bound);

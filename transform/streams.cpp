@@ -114,16 +114,6 @@ private:
   }
 };
 
-// Every reference to `p` under `s`.
-int references(const Stmt *s, const ParmVarDecl *p) {
-  if (!s) return 0;
-  int n = 0;
-  if (const auto *ref = dyn_cast<DeclRefExpr>(s); ref && ref->getDecl() == p) ++n;
-  for (const Stmt *c : s->children())
-    n += references(c, p);
-  return n;
-}
-
 bool is_index(const Expr *e, const VarDecl *i) {
   const auto *ref = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
   return ref && ref->getDecl() == i;

@@ -94,14 +94,7 @@ Expected<Output> apply(const Input &in, const Params &params) {
   if (!text) return text.error();
   Output out;
   out.source = *text;
-  launch::LaunchMapping m;
-  m.grid = {"ceil_div(grid.x * block.x, " + t + ")", "ceil_div(grid.y * block.y, " + t + ")", "1"};
-  m.block = {t, t, "1"};
-  m.shared = "0";
-  m.preconditions = fixed_dims_preconditions(2);
-  m.preconditions.push_back(coverage_precondition(p->space, 0, std::stol(t)));
-  m.preconditions.push_back(coverage_precondition(p->space, 1, std::stol(t)));
-  out.launch = m;
+  out.launch = tile_mapping(p->space, std::stol(t), std::stol(t), std::stol(t), std::stol(t));
   out.numerics = cache::kNumericsExact;
   std::set<std::string> sizes = p->space.bound_params;
   auto kp = integer_params(p->loop.bound);

@@ -65,17 +65,13 @@ bool uniform_bounds(const TilingPlan &p) {
 } // namespace
 
 Expected<TilingPlan> analyze_tiling(const KernelAst &k) {
-  auto s = index_space(k, /*allow_2d=*/true, /*allow_atomics=*/false);
-  if (!s) return s.error();
-  if (s->dims != 2) return not_applicable("the kernel indexes one dimension");
+  auto idx = index_2d(k);
+  if (!idx) return idx.error();
   TilingPlan p;
-  p.space = *s;
-  auto xs = index_variables(s->body, 0), ys = index_variables(s->body, 1);
-  if (xs.size() != 1 || ys.size() != 1 || s->occurrences.size() != 2)
-    return not_applicable("the x and y global indexes are not held by one variable each");
-  p.col = xs[0], p.row = ys[0];
+  p.space = idx->space;
+  p.col = idx->x, p.row = idx->y;
   bool seen_loop = false, touched_before = false;
-  for (const Stmt *st : s->body->body()) {
+  for (const Stmt *st : p.space.body->body()) {
     if (seen_loop) {
       p.after.push_back(st);
       continue;

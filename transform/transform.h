@@ -26,10 +26,10 @@ struct Axis {
 };
 
 struct Input {
-  std::string source;                          // the kernel's current definition
-  const KernelAst *ast = nullptr;              // its unit parsed with `source` in place
-  std::vector<launch::Launch> launches;        // the current launch of each capture
-  std::map<std::string, double> metrics;       // profile of the current definition
+  std::string source;                    // the kernel's current definition
+  const KernelAst *ast = nullptr;        // its unit parsed with `source` in place
+  std::vector<launch::Launch> launches;  // the current launch of each capture
+  std::map<std::string, double> metrics; // profile of the current definition
 };
 
 struct Output {

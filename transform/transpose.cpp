@@ -58,15 +58,12 @@ struct Plan {
 };
 
 Expected<Plan> analyze(const KernelAst &k) {
-  auto s = index_space(k, /*allow_2d=*/true, /*allow_atomics=*/false);
-  if (!s) return s.error();
-  if (s->dims != 2) return not_applicable("the kernel indexes one dimension");
+  auto idx = index_2d(k);
+  if (!idx) return idx.error();
   Plan p;
-  p.space = *s;
-  auto xs = index_variables(s->body, 0), ys = index_variables(s->body, 1);
-  if (xs.size() != 1 || ys.size() != 1 || s->occurrences.size() != 2)
-    return not_applicable("the x and y global indexes are not held by one variable each");
-  p.x = xs[0], p.y = ys[0];
+  p.space = idx->space;
+  p.x = idx->x, p.y = idx->y;
+  const IndexSpace *s = &p.space;
   std::vector<const BinaryOperator *> stores;
   std::function<void(const Stmt *)> find = [&](const Stmt *st) {
     if (!st) return;
@@ -142,22 +139,7 @@ Expected<std::string> pass_text(const KernelAst &k, const Plan &p, const std::st
     e.replace(lb, le, tile);
   else
     e.replace(rb, re, tile);
-  Status status = Status::ok();
-  std::function<void(const Stmt *)> returns = [&](const Stmt *st) {
-    if (!st || !status) return;
-    if (isa<ReturnStmt>(st)) {
-      size_t b = 0, x = 0;
-      if (!k.span(st->getSourceRange(), b, x))
-        status = not_applicable("a return is written in a macro");
-      else
-        e.replace(b, past_semicolon(src, x), "goto " + label + ";");
-      return;
-    }
-    for (const Stmt *c : st->children())
-      returns(c);
-  };
-  returns(p.space.body);
-  if (!status) return status.error();
+  if (auto st = returns_to_goto(k, p.space.body, label, e); !st) return st.error();
   auto text = e.apply(src);
   if (!text) return text.error();
   // Only the body's inner text: offsets move with the edits, so find it anew.
@@ -191,14 +173,7 @@ Expected<Output> apply(const Input &in, const Params &params) {
   out.source = src.substr(0, open + 1) + "\n  __shared__ " + p->element + " __kbcc_tile[" + t + "][" + t + " + 1];\n" +
                loop + *first + "}\n  __kbcc_next1:;\n  }\n  __syncthreads();\n" + loop + *second +
                "}\n  __kbcc_next2:;\n  }\n" + src.substr(close);
-  launch::LaunchMapping m;
-  m.grid = {"ceil_div(grid.x * block.x, " + t + ")", "ceil_div(grid.y * block.y, " + t + ")", "1"};
-  m.block = {t, ty, "1"};
-  m.shared = "0";
-  m.preconditions = fixed_dims_preconditions(2);
-  m.preconditions.push_back(coverage_precondition(p->space, 0, tile));
-  m.preconditions.push_back(coverage_precondition(p->space, 1, tile));
-  out.launch = m;
+  out.launch = tile_mapping(p->space, tile, tile, tile, tile / rows);
   out.numerics = cache::kNumericsExact;
   out.size_params.assign(p->space.bound_params.begin(), p->space.bound_params.end());
   return out;

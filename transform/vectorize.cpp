@@ -79,38 +79,10 @@ Expected<std::string> inner_text(const KernelAst &k, const CompoundStmt *body, c
   return text->substr(open + 1, close + shift - open - 1);
 }
 
-// Edits shared by every copy: the global index becomes item `item`, a return
-// jumps to `label`.
-Status item_edits(const KernelAst &k, const StreamPlan &p, const std::string &item, const std::string &label,
-                  Edits &e) {
-  const std::string &src = k.source();
-  for (const GlobalIndex &g : p.space.occurrences) {
-    size_t b = 0, x = 0;
-    if (!k.span(g.expr->getSourceRange(), b, x)) return not_applicable("the global index is written in a macro");
-    e.replace(b, x, "((decltype(" + src.substr(b, x - b) + "))(" + item + "))");
-  }
-  Status status = Status::ok();
-  std::function<void(const Stmt *)> returns = [&](const Stmt *s) {
-    if (!s || !status) return;
-    if (isa<ReturnStmt>(s)) {
-      size_t b = 0, x = 0;
-      if (!k.span(s->getSourceRange(), b, x))
-        status = not_applicable("a return is written in a macro");
-      else
-        e.replace(b, past_semicolon(src, x), "goto " + label + ";");
-      return;
-    }
-    for (const Stmt *c : s->children())
-      returns(c);
-  };
-  returns(p.space.body);
-  return status;
-}
-
 Expected<std::string> fast_copy(const KernelAst &k, const Plan &p, unsigned lane) {
   Edits e;
   std::string l = std::to_string(lane);
-  if (auto st = item_edits(k, p.streams, "__kbcc_i0 + " + l, "__kbcc_f" + l, e); !st) return st.error();
+  if (auto st = retarget_items(k, p.streams.space, "__kbcc_i0 + " + l, "__kbcc_f" + l, e); !st) return st.error();
   for (const Vector &v : p.vectors)
     for (const StreamAccess &a : v.stream->accesses) {
       size_t b = 0, x = 0;
@@ -166,7 +138,7 @@ Expected<Output> vector_apply(const Input &in, const Params &params) {
       body += "    *reinterpret_cast<" + v.type + " *>(" + v.stream->param->getName().str() +
               " + __kbcc_i0) = " + v.name + ";\n";
   Edits tail;
-  if (auto st = item_edits(k, p->streams, "__kbcc_i0 + __kbcc_v", "__kbcc_t", tail); !st) return st.error();
+  if (auto st = retarget_items(k, p->streams.space, "__kbcc_i0 + __kbcc_v", "__kbcc_t", tail); !st) return st.error();
   auto scalar = inner_text(k, p->streams.space.body, tail);
   if (!scalar) return scalar.error();
   body += "  } else {\n    for (unsigned __kbcc_v = 0; __kbcc_v < " + V + "u; ++__kbcc_v) {\n    {" + *scalar +

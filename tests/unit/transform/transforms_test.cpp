@@ -26,6 +26,16 @@ const char *kRows = R"(__global__ void rows(int rows, int cols, const float *x, 
   y[r] = s * m;
 })";
 
+const char *kMatmul = R"(__global__ void mm(int n, const float *a, const float *b, float *c) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= n || col >= n) return;
+  float acc = 0.0f;
+  for (int k = 0; k < n; ++k)
+    acc += a[row * n + k] * b[k * n + col];
+  c[row * n + col] = acc;
+})";
+
 // A parsed kernel and an Input over it.
 struct Parsed {
   std::string text;
@@ -220,16 +230,7 @@ TEST(Transforms, TransposeStagingOnlyForStoresContiguousInY) {
 }
 
 TEST(Transforms, TilingKeepsTheSumOrderAndGuardsTheStores) {
-  const char *mm = R"(__global__ void mm(int n, const float *a, const float *b, float *c) {
-  int row = blockIdx.y * blockDim.y + threadIdx.y;
-  int col = blockIdx.x * blockDim.x + threadIdx.x;
-  if (row >= n || col >= n) return;
-  float acc = 0.0f;
-  for (int k = 0; k < n; ++k)
-    acc += a[row * n + k] * b[k * n + col];
-  c[row * n + col] = acc;
-})";
-  Output out = applied("smem_tiling", mm, {{"tile", "16"}});
+  Output out = applied("smem_tiling", kMatmul, {{"tile", "16"}});
   EXPECT_NE(out.source.find("__kbcc_As[threadIdx.y][__kbcc_kk] * __kbcc_Bs[__kbcc_kk][threadIdx.x]"), std::string::npos)
       << out.source;
   EXPECT_NE(out.source.find("if (__kbcc_row_ok && __kbcc_col_ok)"), std::string::npos);
@@ -243,18 +244,6 @@ TEST(Transforms, TilingKeepsTheSumOrderAndGuardsTheStores) {
 })";
   EXPECT_NE(refusal("smem_tiling", diag).find("both row and column"), std::string::npos);
 }
-
-namespace {
-const char *kMatmul = R"(__global__ void mm(int n, const float *a, const float *b, float *c) {
-  int row = blockIdx.y * blockDim.y + threadIdx.y;
-  int col = blockIdx.x * blockDim.x + threadIdx.x;
-  if (row >= n || col >= n) return;
-  float acc = 0.0f;
-  for (int k = 0; k < n; ++k)
-    acc += a[row * n + k] * b[k * n + col];
-  c[row * n + col] = acc;
-})";
-} // namespace
 
 TEST(Transforms, TilingNeedsTheSameTripCountInEveryThread) {
   const char *triangular = R"(__global__ void t(int n, const float *a, const float *b, float *c) {
