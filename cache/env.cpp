@@ -9,9 +9,12 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <lmdb.h>
+#include <mutex>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 namespace kbcc::cache {
 namespace {
@@ -99,6 +102,41 @@ Error Env::mdb_error(int rc, const std::string &what) const {
   return make_error(file + ": " + what + " failed: " + mdb_strerror(rc), kErrIo);
 }
 
+// One MDB_env per store per process. LMDB forbids opening an environment
+// twice in one process: POSIX locks never conflict within a process, so the
+// close of a second handle takes itself for the last user and destroys the
+// lock file's mutexes under the first (the next transaction crashes).
+// Env::open therefore shares the handle of a store this process has open;
+// the handle closes with its last Env, under the same lock as opening, so a
+// close never overlaps an open of the same store.
+struct Env::Handle {
+  MDB_env *env = nullptr;
+  bool read_only = false; // opened MDB_RDONLY (the store is not writable)
+  ~Handle() {
+    if (env) mdb_env_close(env);
+  }
+};
+
+namespace {
+
+std::recursive_mutex &handles_mutex() {
+  static std::recursive_mutex m;
+  return m;
+}
+
+std::map<std::string, std::weak_ptr<Env::Handle>> &open_handles() {
+  static std::map<std::string, std::weak_ptr<Env::Handle>> h;
+  return h;
+}
+
+std::string handle_key(const std::string &path) {
+  std::error_code ec;
+  auto c = std::filesystem::canonical(path, ec);
+  return ec ? path : c.string();
+}
+
+} // namespace
+
 Expected<std::unique_ptr<Env>> Env::open(const std::string &kbcc_dir, const EnvOptions &options) {
   std::unique_ptr<Env> env(new Env());
   env->path_ = store_path(kbcc_dir);
@@ -109,19 +147,35 @@ Expected<std::unique_ptr<Env>> Env::open(const std::string &kbcc_dir, const EnvO
   if (!options.read_only)
     if (auto st = make_dirs(env->path_); !st) return make_error(env->path_ + ": " + st.error().message, kErrIo);
 
-  MDB_env *e = nullptr;
-  if (int rc = mdb_env_create(&e); rc) return env->mdb_error(rc, "creating the environment");
-  env->env_ = e;
-  mdb_env_set_maxdbs(e, 32);
-  mdb_env_set_maxreaders(e, 1024);
-  mdb_env_set_mapsize(e, map_size_for(env->max_size_));
-  // MDB_NOTLS: read transactions belong to their Txn, not the thread, so
-  // multi-threaded callers (the optimizer) may use one Env.
-  unsigned flags = MDB_NOMETASYNC | MDB_NOTLS | (options.read_only ? MDB_RDONLY : 0u);
-  if (int rc = mdb_env_open(e, env->path_.c_str(), flags, 0644); rc) return env->mdb_error(rc, "opening");
-  int dead = 0;
-  mdb_reader_check(e, &dead); // clears reader slots of killed processes
+  std::lock_guard<std::recursive_mutex> lock(handles_mutex());
+  std::string key = handle_key(env->path_);
+  std::shared_ptr<Handle> shared = open_handles()[key].lock();
+  if (!shared || (shared->read_only && !options.read_only)) {
+    // A read-only Env of a writable store opens it read-write underneath, so
+    // that a later read-write Env of this process can share the handle.
+    bool lmdb_read_only = options.read_only && ::access(env->path_.c_str(), W_OK) != 0;
+    MDB_env *e = nullptr;
+    if (int rc = mdb_env_create(&e); rc) return env->mdb_error(rc, "creating the environment");
+    shared = std::shared_ptr<Handle>(new Handle{e, lmdb_read_only}, [](Handle *h) {
+      std::lock_guard<std::recursive_mutex> closing(handles_mutex());
+      delete h;
+    });
+    mdb_env_set_maxdbs(e, 32);
+    mdb_env_set_maxreaders(e, 1024);
+    mdb_env_set_mapsize(e, map_size_for(env->max_size_));
+    // MDB_NOTLS: read transactions belong to their Txn, not the thread, so
+    // multi-threaded callers (the optimizer) may use one Env.
+    unsigned flags = MDB_NOMETASYNC | MDB_NOTLS | (lmdb_read_only ? MDB_RDONLY : 0u);
+    if (int rc = mdb_env_open(e, env->path_.c_str(), flags, 0644); rc) return env->mdb_error(rc, "opening");
+    int dead = 0;
+    mdb_reader_check(e, &dead); // clears reader slots of killed processes
+    open_handles()[key] = shared;
+  }
+  env->handle_ = shared;
+  env->env_ = shared->env;
 
+  // mdb_dbi_open must not run in two transactions of a process at once: the
+  // lock held here serializes it.
   std::vector<std::string> tables = standard_tables();
   tables.insert(tables.end(), options.extra_tables.begin(), options.extra_tables.end());
   if (auto st = env->open_tables(tables); !st) return st.error();
@@ -211,9 +265,7 @@ Status Env::open_tables(const std::vector<std::string> &tables) {
   return make_error(path_ + "/data.mdb: cannot create the kbcc tables", kErrIo);
 }
 
-Env::~Env() {
-  if (env_) mdb_env_close(raw(env_));
-}
+Env::~Env() = default;
 
 Expected<unsigned> Env::dbi(std::string_view table) const {
   auto it = dbis_.find(table);

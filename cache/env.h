@@ -125,6 +125,8 @@ public:
   const std::string &path() const { return path_; }
   uint64_t max_size() const { return max_size_; }
 
+  struct Handle; // the process's one LMDB handle of a store (env.cpp)
+
 private:
   friend class Txn;
   Env() = default;
@@ -132,7 +134,8 @@ private:
   Status write_once(const std::function<Status(Txn &)> &fn, int &mdb_rc);
   Expected<unsigned> dbi(std::string_view table) const;
   Error mdb_error(int rc, const std::string &what) const;
-  void *env_ = nullptr;
+  std::shared_ptr<Handle> handle_; // shared by every Env of this store in the process
+  void *env_ = nullptr;            // handle_'s MDB_env
   std::string path_;
   uint64_t max_size_ = 0;
   bool read_only_ = false;

@@ -21,9 +21,11 @@ namespace {
 enum class Outcome { Registered, Failed, Gone };
 
 // Parses one unit for each of its archs and records its kernels; adds its
-// parses to `stats` as a build would.
+// parses to `stats` as a build would. Gone: its source or the folder it was
+// compiled in no longer exists (e.g. a configure step's scratch compile).
 Outcome register_unit(const Config &config, CompileUnit unit, cache::Counters &stats) {
   if (!file_exists(unit.source_abs.empty() ? unit.source : unit.source_abs)) return Outcome::Gone;
+  if (!unit.working_dir.empty() && !file_exists(unit.working_dir)) return Outcome::Gone;
   auto toolchain = toolchain_id(unit.nvcc_argv[0], config.dir());
   if (!toolchain) {
     log_line("deferred registration of " + unit.source + ": " + toolchain.error().message);

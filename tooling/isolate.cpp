@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/wait.h>
@@ -31,7 +32,11 @@ void write_all(int fd, const std::string &data) {
     ::dup2(null_fd, STDOUT_FILENO);
     ::dup2(null_fd, STDERR_FILENO);
   }
-  if (!request.working_dir.empty() && ::chdir(request.working_dir.c_str()) != 0) _exit(3);
+  if (!request.working_dir.empty() && ::chdir(request.working_dir.c_str()) != 0) {
+    write_all(out_fd, "error\nparse-cwd\n" + request.source + ": cannot enter the compile's folder " +
+                          request.working_dir + ": " + std::strerror(errno));
+    _exit(0);
+  }
   auto result = extract_in_process(request);
   if (result)
     write_all(out_fd, "ok\n" + extraction_to_json(*result));

@@ -7,6 +7,7 @@
 #include <random>
 #include <signal.h>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 namespace kbcc::cache {
@@ -53,6 +54,38 @@ TEST(Stress, ConcurrentForkedWritersLoseNothing) {
   ASSERT_TRUE((*env)->read([&](Txn &t) -> Status {
     EXPECT_EQ(*t.count(kRegistryTable), uint64_t(kWriters * kRows));
     EXPECT_EQ(**t.get(kMetaTable, "stress-counter"), std::to_string(kWriters * kRows));
+    return {};
+  }));
+}
+
+// Threads of one process opening and closing their own Env of one store,
+// next to a writer process: LMDB allows one handle per store per process, so
+// Env::open must share it (a second handle's close would destroy the lock
+// file's mutexes under the others).
+TEST(Stress, ThreadsOpeningTheirOwnEnvNextToAnotherProcess) {
+  TempDir d;
+  const int kThreads = 8, kRounds = 25, kForkedRows = 100;
+  auto held = Env::open(d.path()); // open throughout, as a long-lived caller's
+  ASSERT_TRUE(held);
+  pid_t other = fork();
+  ASSERT_GE(other, 0);
+  if (other == 0) _exit(writer(d.path(), 999, kForkedRows));
+  std::vector<std::thread> threads;
+  std::vector<int> failures(kThreads, 0);
+  for (int id = 0; id < kThreads; ++id)
+    threads.emplace_back([&, id] {
+      for (int round = 0; round < kRounds; ++round)
+        if (writer(d.path(), id * 1000 + round, 1) != 0) ++failures[id];
+    });
+  for (auto &t : threads)
+    t.join();
+  int status = 0;
+  ASSERT_EQ(waitpid(other, &status, 0), other);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_EQ(failures, std::vector<int>(kThreads, 0));
+  ASSERT_TRUE((*held)->read([&](Txn &t) -> Status {
+    EXPECT_EQ(*t.count(kRegistryTable), uint64_t(kThreads * kRounds + kForkedRows));
+    EXPECT_EQ(**t.get(kMetaTable, "stress-counter"), std::to_string(kThreads * kRounds + kForkedRows));
     return {};
   }));
 }
