@@ -107,22 +107,39 @@ Bounds reassociation_bounds(Replay &r, Module &ref, const std::string &ref_key, 
   return b;
 }
 
-// The noise of two reference runs against the capture, per buffer.
+// Reference runs beyond the first two when those disagree with each other or
+// with the capture (atomics reorder sums): the largest difference of few
+// samples understates the spread a candidate's own reordering shows.
+constexpr int kExtraNoiseRuns = 6;
+
+// The noise of the reference runs against the capture, per buffer: two runs,
+// and kExtraNoiseRuns more when the original is nondeterministic.
 std::vector<double> calibrate(Replay &r, Module &ref, const std::string &ref_key, const std::string &params,
                               json &out) {
   auto run = [&] { return r.run(ref, r.before(), r.captured_shape(), params); };
-  auto o1 = r.memo("calibrate-1|" + ref_key + "|" + params, run);
-  auto o2 = r.memo("calibrate-2|" + ref_key + "|" + params, run);
-  std::vector<double> noise(o1.size(), 0);
+  std::vector<std::vector<std::string>> outs;
+  auto sample = [&](int k) {
+    outs.push_back(r.memo("calibrate-" + std::to_string(k) + "|" + ref_key + "|" + params, run));
+  };
+  sample(1);
+  sample(2);
   bool deterministic = true;
-  for (size_t i = 0; i < o1.size(); ++i) {
+  for (size_t i = 0; i < outs[0].size(); ++i)
+    deterministic = deterministic && outs[0][i] == r.after()[i] && outs[1][i] == r.after()[i];
+  for (int k = 0; !deterministic && k < kExtraNoiseRuns; ++k)
+    sample(3 + k);
+  std::vector<double> noise(outs[0].size(), 0);
+  for (size_t i = 0; i < noise.size(); ++i) {
     ElementType t = r.type(i);
-    noise[i] = std::max({max_abs_difference(t, o1[i], r.after()[i]), max_abs_difference(t, o2[i], r.after()[i]),
-                         max_abs_difference(t, o1[i], o2[i])});
-    deterministic = deterministic && o1[i] == r.after()[i] && o2[i] == r.after()[i];
+    for (size_t a = 0; a < outs.size(); ++a) {
+      noise[i] = std::max(noise[i], max_abs_difference(t, outs[a][i], r.after()[i]));
+      for (size_t b = a + 1; b < outs.size(); ++b)
+        noise[i] = std::max(noise[i], max_abs_difference(t, outs[a][i], outs[b][i]));
+    }
   }
   out["calibrated"] = true;
   out["deterministic"] = deterministic;
+  out["calibration_runs"] = outs.size();
   out["noise"] = noise;
   return noise;
 }
@@ -215,7 +232,8 @@ json check(Replay &r, const json &q) {
         std::mt19937_64 rng(seed * 1000003 + k);
         return perturb(r, rng, scale);
       });
-      auto want = r.memo("run|" + ref_key + "|" + round + "|" + params, [&] { return r.run(ref, inputs, orig, params); });
+      auto want =
+          r.memo("run|" + ref_key + "|" + round + "|" + params, [&] { return r.run(ref, inputs, orig, params); });
       Bounds fb = reassociation_bounds(r, ref, ref_key, inputs, round, params, n);
       auto have = r.run(cand, inputs, shape, params);
       bool ok = false;
@@ -308,10 +326,8 @@ json time(Replay &r, CUdevice dev, const json &q) {
                     {"reps", t.reps},
                     {"l2_flushed", t.l2_flushed}});
   }
-  return {{"kernel", r.manifest().kernel},
-          {"runs", list},
-          {"device", device_json(dev)},
-          {"seconds", seconds_since(start)}};
+  return {
+      {"kernel", r.manifest().kernel}, {"runs", list}, {"device", device_json(dev)}, {"seconds", seconds_since(start)}};
 }
 
 json launch(Replay &r, const json &q) {
