@@ -6,6 +6,7 @@
 #include "support/hash.h"
 #include "support/log.h"
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 
@@ -295,6 +296,18 @@ TrajectoryRecord run_trajectory(Context &c, int index, const Position &start, Rn
   return t;
 }
 
+// Why a confirmation run failed, in one line: the baseline's or the
+// candidate's error, or its compile / validation log.
+std::string confirmation_failure(const Expected<Measurement> &baseline, const Expected<Evaluation> &best) {
+  std::string why = !baseline              ? "baseline: " + baseline.error().message
+                    : !best                ? best.error().message
+                    : !best->error.empty() ? best->error
+                    : !best->compiled      ? "does not compile: " + best->compile_log
+                                           : "does not validate again: " + best->validation_log;
+  std::replace(why.begin(), why.end(), '\n', ' ');
+  return why.substr(0, 200);
+}
+
 // Re-measures the baseline and the best candidate and decides whether the
 // best goes into the variant cache.
 void finish(Context &c, KernelResult &result) {
@@ -307,7 +320,7 @@ void finish(Context &c, KernelResult &result) {
     auto b = c.evaluator.baseline(c.task);
     auto e = std::move(c.evaluator.evaluate(c.task, {*result.best}).front());
     if (!b || !e || !e->validated || !e->compiled) {
-      result.verdict = "confirmation run failed";
+      result.verdict = "confirmation run failed: " + confirmation_failure(b, e);
       return;
     }
     c.budget.gpu_seconds += b->gpu_seconds + e->gpu_seconds;

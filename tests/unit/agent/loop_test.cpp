@@ -2,7 +2,6 @@
 #include "test_support.h"
 
 #include <gtest/gtest.h>
-
 #include <set>
 
 using namespace kbcc::agent;
@@ -130,10 +129,10 @@ TEST(Loop, SameSeedReproducesTheRun) {
 TEST(Loop, GpuBudgetStopsTheRun) {
   Fixture f;
   f.options.budget_gpu_seconds = 3.5; // baseline 1 s + a few evaluations
-  f.options.candidates_per_step = 2;   // the budget is checked between steps
+  f.options.candidates_per_step = 2;  // the budget is checked between steps
   f.options.confirm = false;
   KernelResult r = f.run();
-  EXPECT_LE(f.ev.evaluations, 2 + 2);  // at most one step beyond the budget
+  EXPECT_LE(f.ev.evaluations, 2 + 2); // at most one step beyond the budget
   EXPECT_GE(f.budget.gpu_seconds, 3.5);
   bool budget_stop = false;
   for (const auto &t : r.trajectories)
@@ -273,4 +272,23 @@ TEST(Loop, FallsBackToMechanicalProbesOfOtherStates) {
   const auto opts = f.policy.options("memory_bound", "sm_90");
   ASSERT_EQ(opts.size(), 2u); // adopted into the state with its evidence
   EXPECT_EQ(opts[1].stats.attempts, 1);
+}
+
+TEST(Loop, AFailedConfirmationSaysWhyAndStoresNothing) {
+  Fixture f;
+  f.ev.judge = [&](const Candidate &c) {
+    Evaluation e = judge(c);
+    // Validates while the trajectories run; not in the confirmation, which
+    // re-measures the baseline first.
+    if (f.ev.baselines > 1) {
+      e.validated = false;
+      e.validation_log = "buffer 1 (y): 3 mismatches\nmax abs error 0.01";
+    }
+    return e;
+  };
+  KernelResult r = f.run();
+  EXPECT_FALSE(r.stored);
+  EXPECT_TRUE(f.stored_variants.empty());
+  EXPECT_EQ(r.verdict,
+            "confirmation run failed: does not validate again: buffer 1 (y): 3 mismatches max abs error 0.01");
 }
