@@ -153,7 +153,8 @@ Expected<std::unique_ptr<Env>> Env::open(const std::string &kbcc_dir, const EnvO
   if (!shared || (shared->read_only && !options.read_only)) {
     // A read-only Env of a writable store opens it read-write underneath, so
     // that a later read-write Env of this process can share the handle.
-    bool lmdb_read_only = options.read_only && ::access(env->path_.c_str(), W_OK) != 0;
+    bool lmdb_read_only = options.read_only && (::access(env->path_.c_str(), W_OK) != 0 ||
+                                                ::access((env->path_ + "/data.mdb").c_str(), W_OK) != 0);
     MDB_env *e = nullptr;
     if (int rc = mdb_env_create(&e); rc) return env->mdb_error(rc, "creating the environment");
     shared = std::shared_ptr<Handle>(new Handle{e, lmdb_read_only}, [](Handle *h) {

@@ -243,5 +243,33 @@ TEST(Env, FullDiskIsAStoreFullError) {
   }
 }
 
+// A store on a read-only file system (a team's shared, mounted store): a
+// read-only Env opens and reads it; a read-write one fails naming it.
+TEST(Env, StoreOnAReadOnlyFileSystemOpensReadOnly) {
+  TempDir d;
+  std::string mnt = d.path() + "/mnt";
+  ASSERT_TRUE(make_dirs(mnt));
+  if (geteuid() != 0 || mount("tmpfs", mnt.c_str(), "tmpfs", 0, "size=8m") != 0)
+    GTEST_SKIP() << "cannot mount a tmpfs here";
+  struct Unmount {
+    std::string dir;
+    ~Unmount() { umount(dir.c_str()); }
+  } unmount{mnt};
+  {
+    auto env = open_ok(mnt);
+    ASSERT_TRUE(env);
+    ASSERT_TRUE(put(*env, kRegistryTable, "k", "v"));
+  }
+  ASSERT_EQ(mount(nullptr, mnt.c_str(), nullptr, MS_REMOUNT | MS_RDONLY, nullptr), 0);
+  EnvOptions ro;
+  ro.read_only = true;
+  auto env = open_ok(mnt, ro);
+  ASSERT_TRUE(env);
+  EXPECT_EQ(get(*env, kRegistryTable, "k"), "v");
+  auto rw = Env::open(mnt);
+  ASSERT_FALSE(rw);
+  EXPECT_NE(rw.error().message.find(mnt), std::string::npos) << rw.error().message;
+}
+
 } // namespace
 } // namespace kbcc::cache
