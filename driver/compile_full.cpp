@@ -121,7 +121,8 @@ int compile_with_parse(const Compilation &c, const Config &config, const std::st
                        cache::Counters &stats) {
   stats[cache::kCompilations] += 1;
   std::optional<Process> speculative;
-  if (config.get_bool("speculative") && !o.dry_run) {
+  if (!o.speculate) say(o, "no speculative nvcc: a kernel it names has a variant");
+  if (config.get_bool("speculative") && o.speculate && !o.dry_run) {
     ProcessOptions po;
     po.stdin_inherit = true;
     po.timeout = std::chrono::hours(24); // gives the child its own process group, so kill() stops its tools

@@ -22,13 +22,19 @@ std::string env_or_empty(const char *name) {
 int compile(const Compilation &c, const Config &config, const std::string &nvcc, const KbccOptions &o,
             const ParsePath &parse) {
   cache::Counters stats;
-  if (getenv(kParseDecidedEnv)) { // kbcc decided already: parse
+  if (const char *decided = getenv(kParseDecidedEnv)) { // kbcc decided already: parse
+    KbccOptions handed = o;
+    handed.speculate = std::string(decided) != kParseDecidedNameMatch;
     unsetenv(kParseDecidedEnv);
-    return parse(c, config, nvcc, o, stats);
+    return parse(c, config, nvcc, handed, stats);
   }
   Deferral deferral = decide_deferral(config, c.unit);
   say(o, deferral.why);
-  if (!deferral.defer) return parse(c, config, nvcc, o, stats);
+  if (!deferral.defer) {
+    KbccOptions parsing = o;
+    parsing.speculate = !deferral.name_match;
+    return parse(c, config, nvcc, parsing, stats);
+  }
   // Nothing to substitute: nvcc alone now, the registration later.
   stats[cache::kCompilations] += 1;
   stats[cache::kDeferred] += 1;

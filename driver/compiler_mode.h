@@ -35,8 +35,11 @@ int compile_with_parse(const Compilation &c, const Config &config, const std::st
                        cache::Counters &stats);
 
 // Set by kbcc when it hands a compile to kbcc-full because the unit must be
-// parsed: kbcc-full then skips the same decision.
+// parsed: kbcc-full then skips the same decision. Its value is
+// kParseDecidedNameMatch when a variant's kernel is named in the unit (no
+// speculative nvcc then), else "1".
 inline constexpr const char *kParseDecidedEnv = "KBCC_PARSE_DECIDED";
+inline constexpr const char *kParseDecidedNameMatch = "name-match";
 
 // "kbcc: <msg>" on stderr under --kbcc-verbose.
 void say(const KbccOptions &o, const std::string &msg);

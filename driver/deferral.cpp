@@ -71,7 +71,7 @@ Deferral decide_deferral(const Config &config, const CompileUnit &unit) {
     auto snapshot = kb::load_snapshot(pinned);
     if (!snapshot) return d.why = "pinned snapshot: " + snapshot.error().message, d; // the parse path reports it
     if (snapshot_may_apply(*snapshot, unit.archs, ids))
-      return d.why = "the pinned snapshot has a variant it may name", d;
+      return d.name_match = true, d.why = "the pinned snapshot has a variant it may name", d;
     d.defer = true; // a pinned build records nothing
     d.why = "no kernel of the pinned snapshot is named in the unit";
     return d;
@@ -81,7 +81,7 @@ Deferral decide_deferral(const Config &config, const CompileUnit &unit) {
   if (!env) return d.why = "store: " + env.error().message, d;
   auto may = cache::VariantStore(**env).may_apply(unit.archs, ids);
   if (!may) return d.why = "store: " + may.error().message, d;
-  if (*may) return d.why = "a kernel it names may have a variant", d;
+  if (*may) return d.name_match = true, d.why = "a kernel it names may have a variant", d;
   d.defer = true;
   d.record = config.get_bool("record");
   d.why = "no kernel it names has a variant: parsed later, when the registry is read";

@@ -16,9 +16,10 @@
 namespace kbcc::driver {
 
 struct Deferral {
-  bool defer = false;  // run nvcc unchanged now, register later
-  bool record = false; // record the unit for that later registration
-  std::string why;     // for --kbcc-verbose
+  bool defer = false;      // run nvcc unchanged now, register later
+  bool record = false;     // record the unit for that later registration
+  std::string why;         // for --kbcc-verbose
+  bool name_match = false; // a variant's kernel is named in the unit: a substitution is likely
 };
 
 // Whether `unit`'s parse can wait: deferred registration is on, and no

@@ -56,8 +56,8 @@ int main(int argc, char **argv) {
   }
   return run_compiler_mode(
       args, launcher,
-      [&](const Compilation &c, const Config &, const std::string &, const KbccOptions &, cache::Counters &) {
-        setenv(kParseDecidedEnv, "1", 1);
+      [&](const Compilation &c, const Config &, const std::string &, const KbccOptions &o, cache::Counters &) {
+        setenv(kParseDecidedEnv, o.speculate ? "1" : kParseDecidedNameMatch, 1);
         exec_full(argv);
         // Never break the build: without kbcc-full the compile is nvcc's.
         log_line("fallback (no-kbcc-full): " + c.unit.source + ": running nvcc unchanged");

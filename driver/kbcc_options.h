@@ -11,6 +11,10 @@ struct KbccOptions {
   bool verbose = false; // --kbcc-verbose: say on stderr what kbcc does
   bool disable = false; // --kbcc-disable: run nvcc unchanged
   std::string unknown;  // first unrecognised --kbcc-* option, if any
+  // Whether the parse path starts nvcc on the original command while it
+  // parses; off where a variant is expected to apply (the original's object
+  // would be thrown away), see driver/deferral.h.
+  bool speculate = true;
 };
 
 // Removes every --kbcc-* argument from `args` and returns what they asked for.
