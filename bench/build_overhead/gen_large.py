@@ -13,7 +13,7 @@ shared header (`ops.h`, as real projects share one), and is one of:
   halfprec     __half/bfloat16 arithmetic through cuda_fp16.h/cuda_bf16.h
   coop         cooperative_groups tiled_partition reduction
   cub          cub::BlockReduce and cub::DeviceScan
-  thrust       thrust::transform and thrust::reduce with device lambdas
+  thrust       thrust::transform (a functor) and thrust::reduce
   atomics      a histogram with atomicAdd
 
 About one unit in ten includes CUB or Thrust (the slow ones to compile), as
@@ -191,10 +191,14 @@ def thrust(i):
 #include <thrust/reduce.h>
 #include <thrust/transform.h>
 
+struct scale_{i} {{
+  __host__ __device__ float operator()(float v) const {{ return v * {c}.0f; }}
+}};
+
 void run_{i}(int n, const float *x, float *y) {{
   thrust::device_ptr<const float> in(x);
   thrust::device_ptr<float> out(y);
-  thrust::transform(in, in + n, out, [] __device__(float v) {{ return v * {c}.0f; }});
+  thrust::transform(in, in + n, out, scale_{i}());
   float s = thrust::reduce(out, out + n);
   (void)s;
 }}

@@ -49,6 +49,7 @@ def parse_args():
     p.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--jobs", default="1,2")
+    p.add_argument("--configs", default=",".join(CONFIGS), help="which configurations to build (nvcc always)")
     p.add_argument("--arch", default="sm_90")
     p.add_argument("--project", default=PROJECT, help="directory of .cu files (and headers) to build")
     p.add_argument("--out", default="")
@@ -158,11 +159,12 @@ def run_all(args, work, on_rep=None):
     print("priming the warm KBCC_DIR ...", file=sys.stderr)
     timed_build(os.path.join(work, "kbcc"), max(jobs), kbcc_env(warm_dir, args.nvcc))
     args.variants = prepare_subst_dir(args, warm_dir, subst_template)
+    configs = ["nvcc"] + [c for c in args.configs.split(",") if c in CONFIGS and c != "nvcc"]
     samples = {(c, j): [] for c in CONFIGS for j in jobs}
     loads = []
     for rep in range(args.reps):
         for j in jobs:
-            for config in CONFIGS:
+            for config in configs:
                 loads.append(wait_for_low_load(args.max_load, args.max_wait))
                 if config == "nvcc":
                     res = timed_build(os.path.join(work, "nvcc"), j, plain_env)
@@ -178,10 +180,58 @@ def run_all(args, work, on_rep=None):
                 samples[(config, j)].append(res)
                 print(f"rep {rep + 1}/{args.reps} -j{j} {config:9s} wall {res[0]:7.2f} s  cpu {res[1]:7.2f} s"
                       f"  (load {loads[-1]:.2f})", file=sys.stderr)
-        if on_rep:
-            on_rep(ntu, jobs, samples, loads, f"(written after repetition {rep + 1} of {args.reps})")
+            if on_rep:
+                on_rep(ntu, jobs, samples, loads, f"(written during repetition {rep + 1} of {args.reps})", {})
     stats = subprocess.run([args.kbcc, "stats"], env=kbcc_env(subst_dir, args.nvcc), capture_output=True, text=True)
-    return ntu, jobs, samples, loads, stats.stdout.strip() or stats.stderr.strip()
+    own = own_costs(args, work, {"kbcc-cold": None, "kbcc-warm": warm_dir, "kbcc-subst": subst_template})
+    return ntu, jobs, samples, loads, stats.stdout.strip() or stats.stderr.strip(), own
+
+
+# nvcc stand-in for measuring kbcc's own cost: answers --version as nvcc
+# does (kbcc identifies the toolchain by it) and does nothing else.
+STUB = """#!/bin/sh
+case " $* " in *" --version "*) exec "{nvcc}" --version ;; esac
+exit 0
+"""
+
+
+def own_costs(args, work, dirs, reps=5):
+    """kbcc's own CPU seconds per configuration: every compile command of the
+    project run through kbcc with nvcc replaced by a stub, minus the stub run
+    alone; the median of `reps` passes (each on a fresh copy of the
+    configuration's KBCC_DIR). kbcc hands the compile to nvcc unchanged (or
+    rewritten, for a substituted unit), so a build costs nvcc's time plus this."""
+    stub = os.path.join(work, "nvcc-stub")
+    with open(stub, "w") as f:
+        f.write(STUB.format(nvcc=args.nvcc))
+    os.chmod(stub, 0o755)
+    sources = sorted(f for f in os.listdir(args.project) if f.endswith(".cu"))
+    flags = [f"-arch={args.arch}", "-O3", "-std=c++17", f"-I{args.project}"]
+    scratch = os.path.join(work, "own-cost")
+
+    def pass_cpu(compiler, env):
+        os.makedirs(scratch, exist_ok=True)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        for s in sources:
+            subprocess.run([compiler, *flags, "-c", os.path.join(args.project, s), "-o", os.path.join(scratch, "x.o")],
+                           env=env, cwd=scratch, capture_output=True, check=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+    plain = statistics.median(pass_cpu(stub, os.environ) for _ in range(reps))
+    out = {}
+    for config, template in dirs.items():
+        cpus = []
+        for _ in range(reps):
+            kd = os.path.join(work, "own-cost-dir")
+            shutil.rmtree(kd, ignore_errors=True)
+            if template:
+                shutil.copytree(template, kd)
+            env = kbcc_env(kd, stub)
+            env["KBCC_NVCC"] = stub
+            cpus.append(pass_cpu(args.kbcc, env) - plain)
+        out[config] = (statistics.median(cpus), len(sources))
+    return out
 
 
 def fmt_spread(values):
@@ -194,7 +244,7 @@ def verdict(ratio, target):
     return f"≤ {target:.2f}: {'yes' if ratio <= target else 'no'}"
 
 
-def table(args, ntu, jobs, samples, loads, stats_text):
+def table(args, ntu, jobs, samples, loads, stats_text, own):
     nvcc_version = subprocess.run([args.nvcc, "--version"], capture_output=True, text=True).stdout.strip().splitlines()
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
@@ -205,7 +255,7 @@ def table(args, ntu, jobs, samples, loads, stats_text):
            f"- Machine: {os.cpu_count()} cores, {platform.platform()} (1-minute load average before each build: "
            f"median {statistics.median(loads):.2f}, max {max(loads):.2f}).",
            f"- nvcc: {next((l for l in nvcc_version if 'release' in l), args.nvcc)}; kbcc at commit {commit or 'unknown'}.",
-           f"- {min(len(v) for v in samples.values())} repetitions per cell, configurations interleaved; wall = elapsed time of `ninja`, "
+           f"- {max(len(v) for v in samples.values())} repetitions per cell, configurations interleaved; wall = elapsed time of `ninja`, "
            "CPU = user + system time of every process of the build (getrusage of children).",
            "- cold: empty `KBCC_DIR` before each build; warm: `KBCC_DIR` filled by an earlier build of the same "
            f"sources; subst: the warm `KBCC_DIR` with {getattr(args, 'variants', 0)} variants imported (every third "
@@ -215,16 +265,28 @@ def table(args, ntu, jobs, samples, loads, stats_text):
            "CPU ratio | wall target | CPU target |",
            "|---|---|---|---|---|---|---|---|---|---|"]
     for j in jobs:
+        if not samples[("nvcc", j)]:
+            continue
         base_wall = statistics.median(s[0] for s in samples[("nvcc", j)])
         base_cpu = statistics.median(s[1] for s in samples[("nvcc", j)])
         for config in CONFIGS:
             walls = [s[0] for s in samples[(config, j)]]
             cpus = [s[1] for s in samples[(config, j)]]
+            if not walls:
+                continue
             w, c = statistics.median(walls), statistics.median(cpus)
             wt, ct = TARGETS.get(config, (None, None))
             out.append(f"| {config} | {j} | {w:.2f} | {fmt_spread(walls)} | {w / base_wall:.3f} | {c:.2f} | "
                        f"{fmt_spread(cpus)} | {c / base_cpu:.3f} | {verdict(w / base_wall, wt)} | "
                        f"{verdict(c / base_cpu, ct)} |")
+    if own:
+        nvcc_cpu = statistics.median(s[1] for s in samples[("nvcc", jobs[0])])
+        out += ["", "kbcc's own CPU time, without nvcc's: each compile command of the project run through kbcc with "
+                "nvcc replaced by a stub that does nothing, minus the stub alone (median of 5 passes, each on a fresh "
+                "copy of the configuration's KBCC_DIR); a build through kbcc costs nvcc's build plus this.", "",
+                "| config | kbcc CPU (s) | per compile (ms) | share of nvcc's build CPU |", "|---|---|---|---|"]
+        for config, (cpu, n) in own.items():
+            out.append(f"| {config} | {cpu:.2f} | {cpu / n * 1000:.1f} | {cpu / nvcc_cpu * 100:.2f} % |")
     out += ["", "`kbcc stats` of the last substituting build's KBCC_DIR:", "", "```", stats_text, "```", ""]
     return "\n".join(out)
 
