@@ -210,17 +210,25 @@ TEST(Env, InfoCountsTables) {
   EXPECT_GT(info->file_bytes, 0u);
 }
 
+// A tmpfs mounted at `dir` for one test (needs root and mount: `mounted`
+// is false otherwise); unmounted when it goes out of scope.
+struct Tmpfs {
+  std::string dir;
+  bool mounted = false;
+  Tmpfs(std::string where, const char *options) : dir(std::move(where)) {
+    mounted = make_dirs(dir) && geteuid() == 0 && mount("tmpfs", dir.c_str(), "tmpfs", 0, options) == 0;
+  }
+  ~Tmpfs() {
+    if (mounted) umount(dir.c_str());
+  }
+};
+
 // A real full disk: a 1 MiB tmpfs (needs root and mount; skipped otherwise).
 TEST(Env, FullDiskIsAStoreFullError) {
   TempDir d;
-  std::string mnt = d.path() + "/mnt";
-  ASSERT_TRUE(make_dirs(mnt));
-  if (geteuid() != 0 || mount("tmpfs", mnt.c_str(), "tmpfs", 0, "size=1m") != 0)
-    GTEST_SKIP() << "cannot mount a tmpfs here";
-  struct Unmount {
-    std::string dir;
-    ~Unmount() { umount(dir.c_str()); }
-  } unmount{mnt};
+  Tmpfs fs(d.path() + "/mnt", "size=1m");
+  if (!fs.mounted) GTEST_SKIP() << "cannot mount a tmpfs here";
+  const std::string &mnt = fs.dir;
   {
     auto env = open_ok(mnt);
     ASSERT_TRUE(env);
@@ -247,14 +255,9 @@ TEST(Env, FullDiskIsAStoreFullError) {
 // read-only Env opens and reads it; a read-write one fails naming it.
 TEST(Env, StoreOnAReadOnlyFileSystemOpensReadOnly) {
   TempDir d;
-  std::string mnt = d.path() + "/mnt";
-  ASSERT_TRUE(make_dirs(mnt));
-  if (geteuid() != 0 || mount("tmpfs", mnt.c_str(), "tmpfs", 0, "size=8m") != 0)
-    GTEST_SKIP() << "cannot mount a tmpfs here";
-  struct Unmount {
-    std::string dir;
-    ~Unmount() { umount(dir.c_str()); }
-  } unmount{mnt};
+  Tmpfs fs(d.path() + "/mnt", "size=8m");
+  if (!fs.mounted) GTEST_SKIP() << "cannot mount a tmpfs here";
+  const std::string &mnt = fs.dir;
   {
     auto env = open_ok(mnt);
     ASSERT_TRUE(env);
