@@ -559,4 +559,20 @@ bool same_expr(const Expr *a, const Expr *b, const ASTContext &ctx) {
   return x == y;
 }
 
+std::string combine_text(const Accumulation &a, const std::string &x, const std::string &y) {
+  switch (a.kind) {
+  case Accumulation::Sum:
+    return x + " + " + y;
+  case Accumulation::Or:
+    return x + " | " + y;
+  case Accumulation::And:
+    return x + " & " + y;
+  case Accumulation::Xor:
+    return x + " ^ " + y;
+  case Accumulation::MaxMin:
+    return a.combine + "(" + x + ", " + y + ")";
+  }
+  return x;
+}
+
 } // namespace kbcc::transform

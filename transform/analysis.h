@@ -94,6 +94,8 @@ struct Accumulation {
 // when every write to such a variable in the body is one (and it is read
 // nowhere else in the body); nullopt when some write is not.
 std::optional<std::vector<Accumulation>> accumulations(const clang::ForStmt *loop, const clang::ASTContext &ctx);
+// `x` combined with `y` by the accumulation's operation, as CUDA text.
+std::string combine_text(const Accumulation &a, const std::string &x, const std::string &y);
 
 // Local variables whose value comes from the global index of `dim`:
 //   int i = <global index>;  (const or never assigned afterwards)

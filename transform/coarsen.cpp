@@ -24,16 +24,6 @@ using namespace clang;
 
 namespace {
 
-long int_param(const Params &p, const char *key, long fallback) {
-  auto it = p.find(key);
-  if (it == p.end()) return fallback;
-  try {
-    return std::stol(it->second);
-  } catch (...) {
-    return fallback;
-  }
-}
-
 // Wraps the body in the coarsening loop; returns become "next item".
 Status coarsen_body(const KernelAst &k, const IndexSpace &s, long factor, Edits &e) {
   size_t open = k.offset(s.body->getLBracLoc()), close = k.offset(s.body->getRBracLoc());

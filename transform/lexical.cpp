@@ -20,16 +20,6 @@ using tooling::parse_kernel_text;
 using tooling::split_params;
 namespace {
 
-int int_param(const Params &p, const char *key, int fallback) {
-  auto it = p.find(key);
-  if (it == p.end()) return fallback;
-  try {
-    return std::stoi(it->second);
-  } catch (...) {
-    return fallback;
-  }
-}
-
 // Inserts `attr` right before the kernel name ("__global__ void ATTR name(").
 Expected<std::string> insert_before_name(const std::string &src, const std::string &attr) {
   auto k = parse_kernel_text(src);

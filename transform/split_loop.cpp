@@ -191,45 +191,20 @@ Expected<Plan> analyze(const KernelAst &k) {
   return plan;
 }
 
-long int_param(const Params &p, const char *key, long fallback) {
-  auto it = p.find(key);
-  if (it == p.end()) return fallback;
-  try {
-    return std::stol(it->second);
-  } catch (...) {
-    return fallback;
-  }
-}
-
-std::string combine(const Accumulation &a, const std::string &x, const std::string &y) {
-  switch (a.kind) {
-  case Accumulation::Sum:
-    return x + " + " + y;
-  case Accumulation::Or:
-    return x + " | " + y;
-  case Accumulation::And:
-    return x + " & " + y;
-  case Accumulation::Xor:
-    return x + " ^ " + y;
-  case Accumulation::MaxMin:
-    return a.combine + "(" + x + ", " + y + ")";
-  }
-  return x;
-}
-
 // Reduction of partial `p` across the group of `lanes`, leaving the result in every lane.
 std::string group_reduce(const Accumulation &a, const std::string &p, long lanes, int index) {
   std::string out;
   long width = std::min(lanes, 32L);
   std::string mask = lanes >= 32 ? "0xffffffffu" : "__kbcc_mask";
   out += "for (int __kbcc_o = " + std::to_string(width / 2) + "; __kbcc_o > 0; __kbcc_o /= 2) " + p + " = " +
-         combine(a, p, "__shfl_xor_sync(" + mask + ", " + p + ", __kbcc_o, " + std::to_string(width) + ")") + ";\n";
+         combine_text(a, p, "__shfl_xor_sync(" + mask + ", " + p + ", __kbcc_o, " + std::to_string(width) + ")") +
+         ";\n";
   if (lanes <= 32) return out;
   std::string s = "__kbcc_s" + std::to_string(index);
   out += "{ __shared__ decltype(" + p + ") " + s + "[" + std::to_string(lanes / 32) + "];\n";
   out += "if (__kbcc_lane % 32 == 0) " + s + "[__kbcc_lane / 32] = " + p + ";\n__syncthreads();\n";
   out += p + " = " + s + "[0];\nfor (int __kbcc_w = 1; __kbcc_w < " + std::to_string(lanes / 32) + "; ++__kbcc_w) " +
-         p + " = " + combine(a, p, s + "[__kbcc_w]") + ";\n__syncthreads(); }\n";
+         p + " = " + combine_text(a, p, s + "[__kbcc_w]") + ";\n__syncthreads(); }\n";
   return out;
 }
 

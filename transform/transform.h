@@ -58,6 +58,9 @@ const Transform *find_transform(const std::string &id);
 // Every combination of the axes' values, in order (the first values first).
 std::vector<Params> configurations(const std::vector<Axis> &axes);
 
+// The integer value of parameter `key`, or `fallback` when it is absent or not a number.
+long int_param(const Params &p, const char *key, long fallback);
+
 // An Error with code "not-applicable".
 Error not_applicable(const std::string &why);
 

@@ -14,15 +14,26 @@ Transform tiling_transform();
 Transform register_blocking_transform();
 Transform vectorize_transform();
 Transform cache_hint_transform();
+Transform collectives_transform();
 
 Error not_applicable(const std::string &why) { return make_error(why, "not-applicable"); }
+
+long int_param(const Params &p, const char *key, long fallback) {
+  auto it = p.find(key);
+  if (it == p.end()) return fallback;
+  try {
+    return std::stol(it->second);
+  } catch (...) {
+    return fallback;
+  }
+}
 
 const std::vector<Transform> &transforms() {
   static const std::vector<Transform> table = [] {
     std::vector<Transform> t = lexical_transforms();
     for (Transform x : {block_size_transform(), coarsen_transform(), split_loop_transform(), privatize_transform(),
                         transpose_transform(), tiling_transform(), register_blocking_transform(), vectorize_transform(),
-                        cache_hint_transform()})
+                        cache_hint_transform(), collectives_transform()})
       t.push_back(x);
     return t;
   }();

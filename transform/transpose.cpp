@@ -104,15 +104,6 @@ Expected<Plan> analyze(const KernelAst &k) {
   return p;
 }
 
-long int_param(const Params &params, const char *key, long fallback) {
-  auto it = params.find(key);
-  try {
-    return it == params.end() ? fallback : std::stol(it->second);
-  } catch (...) {
-    return 0;
-  }
-}
-
 Expected<std::vector<Axis>> space(const Input &in) {
   auto p = analyze(*in.ast);
   if (!p) return p.error();
