@@ -86,7 +86,7 @@ TEST(Transforms, TheTableHasEveryKbMechanicalLowering) {
   for (const char *id :
        {"launch_bounds", "maxnreg", "unroll", "restrict_ldg", "fast_math", "block_size", "thread_coarsening",
         "split_loop_across_warp", "smem_privatized_atomics", "smem_transpose_staging", "smem_tiling",
-        "register_blocking", "vectorized_loads", "cache_hint_streaming"})
+        "register_blocking", "vectorized_loads", "cache_hint_streaming", "shuffle_collectives"})
     EXPECT_NE(find_transform(id), nullptr) << id;
 }
 
@@ -371,4 +371,113 @@ TEST(Transforms, CacheHintsOnlyForStreamsOutsideLoops) {
   EXPECT_NE(out.source.find("s += w[k];"), std::string::npos) << out.source;
   EXPECT_FALSE(out.launch);
   EXPECT_EQ(out.numerics, kbcc::cache::kNumericsExact);
+}
+
+namespace {
+
+// A tree reduction of `update` (run while `cond` holds for s) over buf, then `tail`.
+std::string tree(const std::string &loop, const std::string &update, const std::string &tail) {
+  return R"(__global__ void r(int n, const int *x, int *out) {
+  __shared__ int buf[1024];
+  unsigned t = threadIdx.x;
+  unsigned i = blockIdx.x * blockDim.x + t;
+  buf[t] = i < (unsigned)n ? x[i] : 0;
+  __syncthreads();
+  for ()" +
+         loop + R"() {
+    )" + update +
+         R"(
+    __syncthreads();
+  }
+  )" + tail +
+         "\n}";
+}
+
+const char *kSequential = "unsigned s = blockDim.x / 2; s > 0; s >>= 1";
+
+} // namespace
+
+TEST(Transforms, CollectivesRecogniseInterleavedAndSequentialTrees) {
+  for (auto [loop, update] :
+       {std::pair{"unsigned s = 1; s < blockDim.x; s *= 2", "if (t % (2 * s) == 0) buf[t] += buf[t + s];"},
+        std::pair{kSequential, "if (t < s) buf[t] = buf[t] + buf[t + s];"},
+        std::pair{kSequential, "if (t < s) buf[t] = max(buf[t], buf[t + s]);"}}) {
+    Output out = applied("shuffle_collectives", tree(loop, update, "if (t == 0) out[blockIdx.x] = buf[0];"));
+    EXPECT_NE(out.source.find("__shfl_xor_sync(0xffffffffu, __kbcc_v0, __kbcc_o)"), std::string::npos) << out.source;
+    // The original loop stays for blocks that are not a power of two.
+    EXPECT_NE(out.source.find("} else {\n  for (" + std::string(loop)), std::string::npos) << out.source;
+    EXPECT_FALSE(out.launch) << "the block result is stored per block: blocks cannot merge";
+    EXPECT_EQ(out.numerics, kbcc::cache::kNumericsExact);
+  }
+}
+
+TEST(Transforms, CollectivesMergeBlocksSentToOneAtomic) {
+  Parsed p(tree(kSequential, "if (t < s) buf[t] += buf[t + s];", "if (t == 0) atomicAdd(out, buf[0]);"));
+  auto axes = find_transform("shuffle_collectives")->space(p.in);
+  ASSERT_TRUE(axes);
+  ASSERT_EQ(axes->size(), 1u);
+  EXPECT_EQ((*axes)[0].name, "factor");
+  auto out = find_transform("shuffle_collectives")->apply(p.in, {{"factor", "8"}});
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_NE(out->source.find("const __kbcc_ti0 i = (__kbcc_ti0)__kbcc_item;"), std::string::npos) << out->source;
+  EXPECT_NE(out->source.find("__kbcc_acc = __kbcc_k == 0u ? __kbcc_e : __kbcc_acc + __kbcc_e;"), std::string::npos);
+  ASSERT_TRUE(out->launch);
+  EXPECT_EQ(out->launch->grid[0], "grid.x / 8");
+  EXPECT_EQ(out->launch->preconditions, std::vector<std::string>{"grid.x % 8 == 0"});
+  EXPECT_EQ(out->size_params, std::vector<std::string>{"n"});
+  // The atomic's address depends on the block: merging would move elements between outputs.
+  EXPECT_TRUE(applied("shuffle_collectives", tree(kSequential, "if (t < s) buf[t] += buf[t + s];",
+                                                  "if (t == 0) atomicAdd(&out[blockIdx.x % 4], buf[0]);"))
+                  .launch == std::nullopt);
+  // Another operation than the tree's.
+  EXPECT_TRUE(applied("shuffle_collectives", tree(kSequential, "if (t < s) buf[t] = max(buf[t], buf[t + s]);",
+                                                  "if (t == 0) atomicAdd(out, buf[0]);"))
+                  .launch == std::nullopt);
+}
+
+TEST(Transforms, CollectivesRecogniseHillisSteeleScans) {
+  const char *scan = R"(__global__ void scan(int n, const float *x, float *y) {
+  __shared__ float buf[1024];
+  int t = threadIdx.x, i = blockIdx.x * blockDim.x + t;
+  buf[t] = i < n ? x[i] : 0.0f;
+  __syncthreads();
+  for (int off = 1; off < blockDim.x; off *= 2) {
+    float v = 0.0f;
+    if (t >= off) v = buf[t - off];
+    __syncthreads();
+    buf[t] += v;
+    __syncthreads();
+  }
+  if (i < n) y[i] = buf[t];
+})";
+  Output out = applied("shuffle_collectives", scan);
+  EXPECT_NE(out.source.find("__shfl_up_sync(0xffffffffu, __kbcc_v0, __kbcc_o)"), std::string::npos) << out.source;
+  EXPECT_NE(out.source.find("buf[threadIdx.x] = __kbcc_v0;"), std::string::npos);
+  EXPECT_FALSE(out.launch);
+  EXPECT_EQ(out.numerics, kbcc::cache::kNumericsReassociates);
+}
+
+TEST(Transforms, CollectivesRefuseWhatTheSimulationDisproves) {
+  const char *tail = "if (t == 0) out[blockIdx.x] = buf[0];";
+  EXPECT_NE(refusal("shuffle_collectives", tree(kSequential, "if (t < s) buf[t] += buf[t + s + 1];", tail))
+                .find("a step reaches outside [0, blockDim.x) (32 threads)"),
+            std::string::npos);
+  EXPECT_NE(refusal("shuffle_collectives", tree("unsigned s = 1; s < blockDim.x; s *= 2",
+                                                "if (t + s < blockDim.x) buf[t] += buf[t + s];", tail))
+                .find("a step reads a cell another thread updates"),
+            std::string::npos);
+  EXPECT_NE(refusal("shuffle_collectives",
+                    tree("unsigned s = blockDim.x / 2; s > 1; s >>= 1", "if (t < s) buf[t] += buf[t + s];", tail))
+                .find("does not combine every element exactly once into buf[0]"),
+            std::string::npos);
+  EXPECT_NE(refusal("shuffle_collectives",
+                    tree(kSequential, "if (t < s) buf[t] += buf[t + s];", "out[blockIdx.x * blockDim.x + t] = buf[t];"))
+                .find("after it the kernel reads buf at an index other than 0"),
+            std::string::npos);
+  EXPECT_NE(refusal("shuffle_collectives", kSaxpy).find("no loop with a __syncthreads() per step"), std::string::npos);
+  // Threads that returned would be missing from the warp shuffles.
+  std::string early = tree(kSequential, "if (t < s) buf[t] += buf[t + s];", tail);
+  early.insert(early.find("  buf[t] ="), "  if (i >= (unsigned)n) return;\n");
+  EXPECT_NE(refusal("shuffle_collectives", early).find("a thread may return before the loop with barriers"),
+            std::string::npos);
 }
