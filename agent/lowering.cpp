@@ -1,7 +1,9 @@
 #include "agent/lowering.h"
 
 #include "agent/gpu_evaluator.h"
+#include "agent/unit_source.h"
 #include "cache/variant.h"
+#include "support/fs.h"
 #include "support/hash.h"
 #include "tooling/host_compiler.h"
 #include "tooling/kernel_text.h"
@@ -133,8 +135,11 @@ bool MechanicalLowerer::can_lower(const Option &option) const {
   return !option.mechanical.empty() && transform::find_transform(option.mechanical) != nullptr;
 }
 
-Expected<std::shared_ptr<transform::KernelAst>> MechanicalLowerer::parsed(const KernelTask &task,
+Expected<std::shared_ptr<transform::KernelAst>> MechanicalLowerer::parsed(const KernelTask &original,
                                                                           const std::string &source) {
+  KernelTask task = original;
+  if (store_ && !file_exists(task.tu_path))
+    if (auto located = materialize_unit(task, store_, dir_)) task = at_unit(task, *located);
   auto unit = substituted_unit(task, source);
   if (!unit) return make_error(unit.error().message, "not-applicable");
   std::string key = hash_hex(task.tu_path + '\0' + *unit);

@@ -5,6 +5,7 @@
 #pragma once
 #include "agent/policy.h"
 #include "agent/types.h"
+#include "cache/env.h"
 #include "support/expected.h"
 #include "tooling/request.h"
 #include "transform/transform.h"
@@ -97,6 +98,13 @@ public:
   Expected<Lowered> lower(const LoweringRequest &request) override;
   Expected<Lowered> fix(const LoweringRequest &, const Candidate &, const std::string &) override;
   std::optional<bool> applies(const Option &option, const KernelTask &task, const Candidate &start) override;
+  // A unit whose checkout is gone is parsed from its closure in `store`,
+  // written under `dir` (agent/unit_source.h); without this, such a kernel
+  // gets no structural transform.
+  void use_closures(cache::Env *store, const std::string &dir) {
+    store_ = store;
+    dir_ = dir;
+  }
 
 private:
   // The unit of `task` with `source` in place of the kernel, parsed; the
@@ -104,6 +112,8 @@ private:
   Expected<std::shared_ptr<transform::KernelAst>> parsed(const KernelTask &task, const std::string &source);
   std::vector<std::pair<std::string, std::shared_ptr<transform::KernelAst>>> parses_; // newest last
   std::map<std::string, bool> applies_;                                               // transform + source hash
+  cache::Env *store_ = nullptr;
+  std::string dir_;
 };
 
 // Mechanical when the option has an applicable transform, else `llm` (may be null).
@@ -115,6 +125,7 @@ public:
   Expected<Lowered> fix(const LoweringRequest &request, const Candidate &failed, const std::string &feedback) override;
   Usage spent() const override { return llm_ ? llm_->spent() : Usage{}; }
   std::optional<bool> applies(const Option &option, const KernelTask &task, const Candidate &start) override;
+  MechanicalLowerer &mechanical() { return mech_; }
 
 private:
   MechanicalLowerer mech_;

@@ -354,6 +354,9 @@ int run_optimize(const Config &config, const RunRequest &req, std::ostream &out,
   GpuEvaluatorOptions eo{config.dir() + "/captures", real_nvcc(config), runner};
   eo.store = env->get(); // units compile from their stored closures
   GpuEvaluator evaluator(eo);
+  auto units = make_temp_dir("kbcc-units");
+  if (units) lowerer.mechanical().use_closures(env->get(), *units); // parse units whose checkout is gone
+  RemoveOnExit remove_units(units ? *units : "");
   ProgressBar bar(isatty(2));
   Budget budget;
   long done = 0, total = static_cast<long>(tasks->size()) * req.loop.trajectories * req.loop.depth;

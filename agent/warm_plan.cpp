@@ -1,6 +1,7 @@
 #include "agent/warm_plan.h"
 
 #include "agent/gpu_evaluator.h"
+#include "agent/lowering.h"
 #include "agent/run.h"
 #include "agent/unit_source.h"
 #include "cache/env.h"
@@ -9,6 +10,7 @@
 #include "support/config.h"
 #include "support/fs.h"
 #include "support/process.h"
+#include "transform/transform.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -68,6 +70,22 @@ std::string compile_original(const KernelTask &task, const UnitSource &unit, con
   return "failed: the cubin has none of the kernel's entries";
 }
 
+// The structural transforms whose legality analysis accepts the original
+// kernel, parsed as `optimize` parses it (from the closure in `store` when the
+// checkout is gone); "none" when there is none.
+std::string structural_summary(const KernelTask &task, cache::Env *store, const std::string &dir) {
+  MechanicalLowerer lowerer;
+  lowerer.use_closures(store, dir);
+  Candidate original{task.kernel.source, {}, "original"};
+  std::string s;
+  for (const transform::Transform &t : transform::transforms()) {
+    Option o;
+    o.id = o.mechanical = t.id;
+    if (t.needs_ast && lowerer.applies(o, task, original) == true) s += std::string(s.empty() ? "" : ", ") + t.id;
+  }
+  return s.empty() ? "none" : s;
+}
+
 } // namespace
 
 int dry_run_warm(const Config &config, const std::string &arch, const std::string &nvcc, std::ostream &out,
@@ -105,6 +123,7 @@ int dry_run_warm(const Config &config, const std::string &arch, const std::strin
     bool ok = false;
     out << "  unit: " << unit_summary(*unit, **env, t.closure) << "\n";
     out << "  compile for " << arch << ": " << compile_original(t, *unit, nvcc, *dir, ok) << "\n";
+    out << "  structural transforms: " << structural_summary(t, env->get(), *dir) << "\n";
     failures += ok ? 0 : 1;
   }
   remove_all(*dir);

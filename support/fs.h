@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace kbcc {
 
@@ -29,10 +30,24 @@ Expected<std::string> make_temp_dir(const std::string &prefix);
 // Removes a file or a directory tree; ignores a missing path.
 void remove_all(const std::string &path);
 
+// Removes `path` (a file or a directory tree) when it goes out of scope; "" = nothing.
+class RemoveOnExit {
+public:
+  explicit RemoveOnExit(std::string path) : path_(std::move(path)) {}
+  ~RemoveOnExit() {
+    if (!path_.empty()) remove_all(path_);
+  }
+  RemoveOnExit(const RemoveOnExit &) = delete;
+  RemoveOnExit &operator=(const RemoveOnExit &) = delete;
+
+private:
+  std::string path_;
+};
+
 // Total size in bytes of the regular files under `path`.
 uint64_t tree_size(const std::string &path);
 
 // The user's home directory ($HOME, else the passwd entry).
 std::string home_dir();
 
-}  // namespace kbcc
+} // namespace kbcc
