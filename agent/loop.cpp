@@ -176,9 +176,12 @@ StepEnd run_step(Context &c, Position &pos, Rng &rng, std::set<std::string> &tri
            c.lowerer.can_lower(o) && !c.lowered.count(lowered_key(pos.candidate, o.mechanical)) &&
            c.lowerer.applies(o, c.task, pos.candidate) != false;
   };
-  auto choice = select_option(candidate_options(c, pos), eligible, c.options.selector, rng);
+  // The first trajectory exploits the KB; the others sample and explore.
+  SelectorOptions selector = c.options.selector;
+  selector.greedy = trajectory == 0;
+  auto choice = select_option(candidate_options(c, pos), eligible, selector, rng);
   // Nothing of the state's own can be lowered: probe with the rest of the KB.
-  if (!choice) choice = select_option(c.policy.all_options(pos.state, c.task.arch), eligible, c.options.selector, rng);
+  if (!choice) choice = select_option(c.policy.all_options(pos.state, c.task.arch), eligible, selector, rng);
   if (!choice) return StepEnd::NoCandidates;
   const Option &option = choice->option;
   tried.insert(option.id);
@@ -246,8 +249,10 @@ void report(Context &c, long *done, long total, const std::string &label) {
 
 TrajectoryRecord run_trajectory(Context &c, int index, const Position &start, Rng rng, KernelResult &result,
                                 Evaluation &best_eval, long *done, long total) {
-  TrajectoryRecord t{c.task.kernel.hash, c.task.kernel.qualified_name, c.task.arch, index, 0, {}, 1, {}, 0, "depth"};
+  TrajectoryRecord t{c.task.kernel.hash, c.task.kernel.qualified_name, c.task.arch, index, 0, 0, {}, 1, {}, 0, "depth"};
   t.seed = c.options.seed;
+  t.started =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   Position pos = start;
   std::set<std::string> tried;
   int flat = 0, d = 0;

@@ -68,7 +68,8 @@ struct StepRecord {
 
 struct TrajectoryRecord {
   std::string kernel_hash, kernel_name, arch;
-  int index = 0;
+  int index = 0;       // position among the kernel's trajectories in this run
+  int64_t started = 0; // unix seconds
   uint64_t seed = 0;
   std::vector<StepRecord> steps;
   double best_speedup = 1; // vs the baseline

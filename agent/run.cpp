@@ -133,7 +133,8 @@ kb::Trajectory store_trajectory(const TrajectoryRecord &t, const Measurement &ba
   k.llm_model = ctx.llm_model;
   k.contributor = ctx.contributor;
   k.kb_snapshot = ctx.kb_snapshot;
-  k.started = ctx.started;
+  k.index = static_cast<uint32_t>(t.index);
+  k.started = t.started ? t.started : ctx.started;
   k.finished = finished;
   k.baseline_median_us = baseline.timing.median_ms * 1000;
   k.initial_state = t.steps.empty() ? "" : t.steps.front().state;

@@ -29,14 +29,19 @@ double selection_score(const Option &o, const SelectorOptions &opt) {
 std::optional<Choice> select_option(const std::vector<Option> &candidates,
                                     const std::function<bool(const Option &)> &eligible, const SelectorOptions &opt,
                                     Rng &rng) {
-  std::vector<Choice> pool;
+  std::vector<std::pair<Choice, uint64_t>> keyed;
   for (const Option &o : candidates)
-    if (eligible(o)) pool.push_back(Choice{o, selection_score(o, opt), false});
-  if (pool.empty()) return std::nullopt;
-  // Stable order: by score, ties by id, so equal inputs give equal picks.
-  std::sort(pool.begin(), pool.end(), [](const Choice &a, const Choice &b) {
-    return a.score != b.score ? a.score > b.score : a.option.id < b.option.id;
+    if (eligible(o)) keyed.push_back({Choice{o, selection_score(o, opt), false}, rng.next()});
+  if (keyed.empty()) return std::nullopt;
+  // By score; equal scores (no evidence tells them apart) in an order drawn
+  // from the generator, so a seed reproduces it and no id is favoured.
+  std::sort(keyed.begin(), keyed.end(), [](const auto &a, const auto &b) {
+    return a.first.score != b.first.score ? a.first.score > b.first.score : a.second < b.second;
   });
+  std::vector<Choice> pool;
+  for (auto &[choice, key] : keyed)
+    pool.push_back(std::move(choice));
+  if (opt.greedy) return pool.front();
   double explore = rng.uniform();
   double pick = rng.uniform();
   if (explore < opt.exploration) {

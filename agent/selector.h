@@ -1,5 +1,6 @@
 // Optimization selector: weighted random top-k over the KB's candidates by
-// expected gain and confidence, with exploration. Deterministic for a seed.
+// expected gain and confidence, with exploration, or greedy (the first
+// trajectory of a kernel follows the KB). Deterministic for a seed.
 #pragma once
 #include "agent/policy.h"
 
@@ -29,6 +30,7 @@ struct SelectorOptions {
   double temperature = 0.5;  // softmax temperature over scores
   double exploration = 0.15; // probability of a uniform pick among all eligible
   double optimism = 0.05;    // bonus for little-tried options: optimism / sqrt(1 + attempts)
+  bool greedy = false;       // the best score (ties at random), no exploration
 };
 
 struct Choice {

@@ -67,6 +67,7 @@ json to_json(const Trajectory &t) {
           {"llm_model", t.llm_model},
           {"contributor", t.contributor},
           {"kb_snapshot", t.kb_snapshot},
+          {"index", t.index},
           {"started", t.started},
           {"finished", t.finished},
           {"baseline_median_us", t.baseline_median_us},
@@ -82,7 +83,7 @@ Expected<Trajectory> trajectory_from_json(const json &j, const std::string &orig
   FieldReader f(j, origin);
   f.str("id", t.id, true).str("kernel_hash", t.kernel_hash, true).str("arch", t.arch, true);
   f.str("gpu_name", t.gpu_name).str("llm_model", t.llm_model).str("contributor", t.contributor);
-  f.str("kb_snapshot", t.kb_snapshot).i64("started", t.started).i64("finished", t.finished);
+  f.str("kb_snapshot", t.kb_snapshot).u32("index", t.index).i64("started", t.started).i64("finished", t.finished);
   f.num("baseline_median_us", t.baseline_median_us).str("initial_state", t.initial_state);
   f.num("best_speedup", t.best_speedup).str("best_candidate_id", t.best_candidate_id).num("cost", t.cost);
   if (!f.ok()) return f.error();

@@ -30,7 +30,7 @@ struct TrajectoryStep {
   double gpu_seconds = 0; // GPU time spent validating and timing
   double wall_seconds = 0;
   uint32_t candidates = 1; // candidates evaluated (parameter settings of a mechanical step, LLM repairs)
-  nlohmann::json params = nlohmann::json::object(); // the transform parameters of the step's best candidate
+  nlohmann::json params = nlohmann::json::object();  // the transform parameters of the step's best candidate
   std::string candidate_id;                          // VariantRecord::id() of the candidate, if any
   nlohmann::json metrics = nlohmann::json::object(); // profiler metrics of the candidate
 };
@@ -43,6 +43,7 @@ struct Trajectory {
   std::string llm_model; // empty when mechanical only
   std::string contributor;
   std::string kb_snapshot; // KB policy id it started from
+  uint32_t index = 0;      // position among its kernel's trajectories in one optimize run
   int64_t started = 0;     // unix seconds
   int64_t finished = 0;
   double baseline_median_us = 0;

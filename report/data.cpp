@@ -17,7 +17,9 @@ Status load_tables(cache::Env &env, ReportData &data) {
   if (!trajectories) return trajectories.error();
   data.trajectories = std::move(*trajectories);
   std::stable_sort(data.trajectories.begin(), data.trajectories.end(),
-                   [](const kb::Trajectory &a, const kb::Trajectory &b) { return a.started < b.started; });
+                   [](const kb::Trajectory &a, const kb::Trajectory &b) {
+                     return a.started != b.started ? a.started < b.started : a.index < b.index;
+                   });
   auto registry = kb::Registry(env).list();
   if (!registry) return registry.error();
   data.registry = std::move(*registry);

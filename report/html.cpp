@@ -249,6 +249,7 @@ nlohmann::json report_json(const ReportData &data) {
                                  {"kernel_hash", t.kernel_hash},
                                  {"kernel", kernel_name(data, t.kernel_hash)},
                                  {"arch", t.arch},
+                                 {"index", t.index},
                                  {"started", t.started},
                                  {"finished", t.finished},
                                  {"best_speedup", t.best_speedup},

@@ -209,14 +209,21 @@ TEST(Run, RecordsForTheStores) {
   s.usage.input_tokens = 10;
   tr.steps = {s};
   tr.best_speedup = 1.4;
+  tr.index = 1;
+  tr.started = 1700000050;
   kb::Trajectory k = store_trajectory(tr, base, ctx, 1700000100);
+  // Its own start and its place in the run, not the run's start.
+  EXPECT_EQ(k.started, 1700000050);
+  EXPECT_EQ(k.index, 1u);
   EXPECT_EQ(k.steps.at(0).lowering, "llm");
   EXPECT_EQ(k.steps.at(0).tokens_in, 10u);
   EXPECT_DOUBLE_EQ(k.baseline_median_us, 1000);
   EXPECT_EQ(k.initial_state, "dram_bandwidth_bound");
   EXPECT_EQ(k.id.size(), 32u);
   auto round = kb::trajectory_from_json(kb::to_json(k), "test");
-  EXPECT_TRUE(round) << round.error().message;
+  ASSERT_TRUE(round) << round.error().message;
+  EXPECT_EQ(round->index, 1u);
+  EXPECT_EQ(round->started, 1700000050);
 }
 
 TEST(Run, ProgressLineHasBarCountAndEta) {

@@ -85,5 +85,28 @@ TEST(Selector, RespectsEligibility) {
   auto only_c = [](const Option &o) { return o.id == "c"; };
   for (int i = 0; i < 20; ++i)
     EXPECT_EQ(select_option(opts(), only_c, {}, rng)->option.id, "c");
-  EXPECT_FALSE(select_option(opts(), [](const Option &) { return false; }, {}, rng).has_value());
+  EXPECT_FALSE(select_option(
+                   opts(), [](const Option &) { return false; }, {}, rng)
+                   .has_value());
+}
+
+TEST(Selector, GreedyTakesTheBestScoreAndDrawsAmongEqualOnes) {
+  SelectorOptions o;
+  o.greedy = true;
+  Rng rng(2);
+  for (int i = 0; i < 50; ++i) {
+    auto c = select_option(opts(), all, o, rng);
+    EXPECT_EQ(c->option.id, "a");
+    EXPECT_FALSE(c->explored);
+  }
+  // Without evidence every option scores the same: each is drawn, none is favoured by its id.
+  std::vector<Option> blank(4);
+  const char *ids[] = {"a", "b", "c", "d"};
+  for (int i = 0; i < 4; ++i)
+    blank[i].id = ids[i];
+  std::map<std::string, int> counts;
+  for (int i = 0; i < 4000; ++i)
+    ++counts[select_option(blank, all, o, rng)->option.id];
+  for (const char *id : ids)
+    EXPECT_NEAR(counts[id], 1000, 150) << id;
 }
