@@ -113,21 +113,16 @@ Bounds reassociation_bounds(Replay &r, Module &ref, const std::string &ref_key, 
 constexpr int kExtraNoiseRuns = 6;
 
 // The noise of the reference runs against the capture, per buffer: two runs,
-// and kExtraNoiseRuns more when the original is nondeterministic.
-std::vector<double> calibrate(Replay &r, Module &ref, const std::string &ref_key, const std::string &params,
-                              json &out) {
+// and kExtraNoiseRuns more when the original is nondeterministic. Computed
+// once per replay and reference.
+Replay::Calibration noise_of(Replay &r, Module &ref, const std::string &params) {
   auto run = [&] { return r.run(ref, r.before(), r.captured_shape(), params); };
-  std::vector<std::vector<std::string>> outs;
-  auto sample = [&](int k) {
-    outs.push_back(r.memo("calibrate-" + std::to_string(k) + "|" + ref_key + "|" + params, run));
-  };
-  sample(1);
-  sample(2);
+  std::vector<std::vector<std::string>> outs = {run(), run()};
   bool deterministic = true;
   for (size_t i = 0; i < outs[0].size(); ++i)
     deterministic = deterministic && outs[0][i] == r.after()[i] && outs[1][i] == r.after()[i];
   for (int k = 0; !deterministic && k < kExtraNoiseRuns; ++k)
-    sample(3 + k);
+    outs.push_back(run());
   std::vector<double> noise(outs[0].size(), 0);
   for (size_t i = 0; i < noise.size(); ++i) {
     ElementType t = r.type(i);
@@ -137,11 +132,17 @@ std::vector<double> calibrate(Replay &r, Module &ref, const std::string &ref_key
         noise[i] = std::max(noise[i], max_abs_difference(t, outs[a][i], outs[b][i]));
     }
   }
+  return {noise, deterministic, outs.size()};
+}
+
+std::vector<double> calibrate(Replay &r, Module &ref, const std::string &ref_key, const std::string &params,
+                              json &out) {
+  const Replay::Calibration &c = r.calibration(ref_key + "|" + params, [&] { return noise_of(r, ref, params); });
   out["calibrated"] = true;
-  out["deterministic"] = deterministic;
-  out["calibration_runs"] = outs.size();
-  out["noise"] = noise;
-  return noise;
+  out["deterministic"] = c.deterministic;
+  out["calibration_runs"] = c.runs;
+  out["noise"] = c.noise;
+  return c.noise;
 }
 
 std::map<unsigned, int64_t> overrides_from(const json &j) {

@@ -19,7 +19,8 @@ void check(CUresult r, const char *what) {
 }
 
 Replay::Replay(const std::string &manifest_path, const std::map<unsigned, std::string> &types)
-    : store_(std::filesystem::path(manifest_path).parent_path().parent_path().string()), capture_(std::filesystem::path(manifest_path).stem().string()) {
+    : store_(std::filesystem::path(manifest_path).parent_path().parent_path().string()),
+      capture_(std::filesystem::path(manifest_path).stem().string()) {
   auto text = read_file(manifest_path);
   if (!text) throw std::runtime_error(text.error().message);
   auto m = manifest_from_json(*text, manifest_path);
@@ -69,6 +70,12 @@ Replay::Buffers Replay::memo(const std::string &key, const std::function<Buffers
   if (bytes > kMemoBytes) return make();
   auto it = memo_.find(key);
   if (it == memo_.end()) it = memo_.emplace(key, make()).first;
+  return it->second;
+}
+
+const Replay::Calibration &Replay::calibration(const std::string &key, const std::function<Calibration()> &make) {
+  auto it = calibrations_.find(key);
+  if (it == calibrations_.end()) it = calibrations_.emplace(key, make()).first;
   return it->second;
 }
 

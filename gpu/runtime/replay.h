@@ -74,11 +74,22 @@ public:
   Buffers memo(const std::string &key, const std::function<Buffers()> &make);
   static constexpr uint64_t kMemoBytes = 256ull << 20;
 
+  // A reference's run-to-run noise on the captured inputs, per buffer.
+  struct Calibration {
+    std::vector<double> noise;
+    bool deterministic = true;
+    size_t runs = 0;
+  };
+  // `make()`'s calibration under `key`, computed once per replay (it compares
+  // every pair of reference runs: too costly to repeat for each candidate).
+  const Calibration &calibration(const std::string &key, const std::function<Calibration()> &make);
+
 private:
   Module load(const std::string &cubin);
   BlobStore store_;
   std::string capture_; // the capture's id
   std::map<std::string, Buffers> memo_;
+  std::map<std::string, Calibration> calibrations_;
   Manifest m_;
   std::vector<std::string> before_, after_;
   std::vector<ElementType> types_;
