@@ -113,7 +113,8 @@ int show_transform(const TransformRequest &r) {
   pr.arch = r.arch;
   auto ast = transform::parse_kernel(pr, *text, r.kernel);
   if (!ast) {
-    std::cerr << "kbcc optimize: " << r.file << ": " << ast.error().message << "\n";
+    const std::string &why = ast.error().message; // most name the file already
+    std::cerr << "kbcc optimize: " << (why.find(r.file) == std::string::npos ? r.file + ": " : "") << why << "\n";
     return 1;
   }
   transform::Input in{ast->source(), &*ast, r.launches, {}};
