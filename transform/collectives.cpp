@@ -633,11 +633,12 @@ std::string match_collective(const std::vector<const Stmt *> &body, size_t i, co
 // ---- Block merging ---------------------------------------------------------
 
 struct Merge {
-  const Stmt *first = nullptr;              // first statement that moves into the per-block loop
-  const BinaryOperator *store = nullptr;    // buf[t] = E
-  std::vector<const VarDecl *> index_vars;  // locals holding the global index
-  std::vector<const Expr *> inline_indexes; // the idiom written out in the moved statements
-  std::set<std::string> size_params;        // integer parameters E reads
+  const Stmt *first = nullptr;               // first statement that moves into the per-block loop
+  const BinaryOperator *store = nullptr;     // buf[t] = E
+  std::vector<const VarDecl *> index_vars;   // locals holding the global index, declared before `first`
+  std::vector<const DeclStmt *> index_decls; // their declarations (marked unused: shadowed per block)
+  std::vector<const Expr *> inline_indexes;  // the idiom written out in the moved statements
+  std::set<std::string> size_params;         // integer parameters E reads
 };
 
 const char *atomic_for(const Accumulation &a) {
@@ -745,6 +746,17 @@ std::optional<Merge> mergeable(const Stmt *kernel_body, const std::vector<const 
     }
   }
   m.first = body[first];
+  // An index variable declared in a moved statement moves with it (its idiom is rewritten there).
+  for (size_t i = 0; i < first; ++i)
+    for (const Decl *x : cast<DeclStmt>(body[i])->decls())
+      if (std::find(m.index_vars.begin(), m.index_vars.end(), x) != m.index_vars.end()) {
+        if (m.index_decls.empty() || m.index_decls.back() != body[i]) m.index_decls.push_back(cast<DeclStmt>(body[i]));
+      }
+  std::erase_if(m.index_vars, [&](const VarDecl *v) {
+    return std::none_of(m.index_decls.begin(), m.index_decls.end(), [&](const DeclStmt *d) {
+      return std::find(d->decl_begin(), d->decl_end(), v) != d->decl_end();
+    });
+  });
   // Nothing after the store may see the moved declarations or the block.
   std::vector<const Expr *> idioms;
   for (size_t i = at - 1; i < body.size(); ++i) {
@@ -871,10 +883,14 @@ Status merge_blocks(const KernelAst &k, const Collective &c, const Merge &m, lon
       !k.span(m.store->getRHS()->getSourceRange(), rhs_b, rhs_e))
     return not_applicable("the element's store is written in a macro");
   std::string lhs = k.text(m.store->getLHS()->getSourceRange()), f = std::to_string(factor);
+  for (const DeclStmt *d : m.index_decls) {
+    size_t at = k.offset(d->getBeginLoc());
+    if (at == std::string::npos) return not_applicable("the global index is declared in a macro");
+    e.insert(at, "__attribute__((unused)) "); // shadowed in the per-block loop below
+  }
   std::string head;
   for (size_t i = 0; i < m.index_vars.size(); ++i)
-    head += "using __kbcc_ti" + std::to_string(i) + " = decltype(" + m.index_vars[i]->getName().str() + ");\n  (void)" +
-            m.index_vars[i]->getName().str() + "; // shadowed below, per merged block\n  ";
+    head += "using __kbcc_ti" + std::to_string(i) + " = decltype(" + m.index_vars[i]->getName().str() + ");\n  ";
   head += "{\n  decltype(+" + lhs + ") __kbcc_acc = decltype(+" + lhs +
           ")();\n  #pragma unroll\n  for (unsigned __kbcc_k = 0; __kbcc_k < " + f +
           "u; ++__kbcc_k) {\n  const unsigned long long __kbcc_item = ((unsigned long long)blockIdx.x * " + f +

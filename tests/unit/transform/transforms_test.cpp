@@ -420,11 +420,32 @@ TEST(Transforms, CollectivesMergeBlocksSentToOneAtomic) {
   auto out = find_transform("shuffle_collectives")->apply(p.in, {{"factor", "8"}});
   ASSERT_TRUE(out) << out.error().message;
   EXPECT_NE(out->source.find("const __kbcc_ti0 i = (__kbcc_ti0)__kbcc_item;"), std::string::npos) << out->source;
+  EXPECT_NE(out->source.find("__attribute__((unused)) unsigned i = "), std::string::npos) << out->source;
   EXPECT_NE(out->source.find("__kbcc_acc = __kbcc_k == 0u ? __kbcc_e : __kbcc_acc + __kbcc_e;"), std::string::npos);
   ASSERT_TRUE(out->launch);
   EXPECT_EQ(out->launch->grid[0], "grid.x / 8");
   EXPECT_EQ(out->launch->preconditions, std::vector<std::string>{"grid.x % 8 == 0"});
   EXPECT_EQ(out->size_params, std::vector<std::string>{"n"});
+  // The index declared with a moved local moves with it, rewritten, and is not declared twice.
+  Parsed mixed(R"(__global__ void r(int n, const int *x, int *out) {
+  __shared__ int buf[1024];
+  unsigned t = threadIdx.x;
+  unsigned i = blockIdx.x * blockDim.x + t, v = i < (unsigned)n ? x[i] : 0;
+  buf[t] = v;
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (t < s) buf[t] += buf[t + s];
+    __syncthreads();
+  }
+  if (t == 0) atomicAdd(out, buf[0]);
+})");
+  auto moved = find_transform("shuffle_collectives")->apply(mixed.in, {{"factor", "4"}});
+  ASSERT_TRUE(moved) << moved.error().message;
+  EXPECT_EQ(moved->source.find("__kbcc_ti0"), std::string::npos) << moved->source;
+  EXPECT_EQ(moved->source.find("__attribute__((unused))"), std::string::npos) << moved->source;
+  EXPECT_NE(moved->source.find("unsigned i = ((decltype(blockIdx.x * blockDim.x + t))__kbcc_item), v ="),
+            std::string::npos)
+      << moved->source;
   // The atomic's address depends on the block: merging would move elements between outputs.
   EXPECT_TRUE(applied("shuffle_collectives", tree(kSequential, "if (t < s) buf[t] += buf[t + s];",
                                                   "if (t == 0) atomicAdd(&out[blockIdx.x % 4], buf[0]);"))

@@ -1,15 +1,17 @@
-// A block-wise inclusive scan, Hillis-Steele with a barrier per step.
-__global__ void scan_blocks(int n, const int *x, int *y) {
-  __shared__ int buf[1024];
-  int t = threadIdx.x;
-  int i = blockIdx.x * blockDim.x + t;
-  buf[t] = i < n ? x[i] : 0;
+// A block-wise inclusive prefix-OR of flags: Hillis-Steele, a barrier per
+// step, the read guarded by an if.
+__global__ void flag_prefix(const unsigned *flags, unsigned *seen, int n) {
+  __shared__ unsigned s[1024];
+  const int lane = threadIdx.x;
+  const int g = blockDim.x * blockIdx.x + lane;
+  s[lane] = g < n ? flags[g] : 0u;
   __syncthreads();
-  for (int off = 1; off < blockDim.x; off *= 2) {
-    int v = t >= off ? buf[t - off] : 0;
+  for (int d = 1; d < blockDim.x; d <<= 1) {
+    unsigned v = 0;
+    if (lane >= d) v = s[lane - d];
     __syncthreads();
-    buf[t] += v;
+    s[lane] |= v;
     __syncthreads();
   }
-  if (i < n) y[i] = buf[t];
+  if (g < n) seen[g] = s[lane];
 }

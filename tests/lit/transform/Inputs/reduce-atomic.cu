@@ -1,16 +1,15 @@
-// A naive block reduction (interleaved tree, divergent modulo test) whose
-// block sums meet in one atomicAdd.
-__global__ void reduce_sum(int n, const float *x, float *out) {
-  extern __shared__ float buf[];
-  unsigned t = threadIdx.x;
-  unsigned i = blockIdx.x * blockDim.x + t;
-  float v = i < (unsigned)n ? x[i] : 0.0f;
-  buf[t] = v * v;
+// The largest key of each block meets in one atomicMax; the tree halves the
+// active threads each step (sequential addressing).
+__global__ void max_key(const int *keys, int *out, int n) {
+  __shared__ int best[1024];
+  int tid = threadIdx.x;
+  int i = blockIdx.x * blockDim.x + tid;
+  int key = i < n ? keys[i] : -2147483647 - 1;
+  best[tid] = key;
   __syncthreads();
-  #pragma unroll 1
-  for (unsigned s = 1; s < blockDim.x; s *= 2) {
-    if (t % (2 * s) == 0) buf[t] += buf[t + s];
+  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (tid < s) best[tid] = max(best[tid], best[tid + s]);
     __syncthreads();
   }
-  if (t == 0) atomicAdd(out, buf[0]);
+  if (tid == 0) atomicMax(out, best[0]);
 }
