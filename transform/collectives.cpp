@@ -39,7 +39,6 @@
 
 namespace kbcc::transform {
 using namespace clang;
-using kbcc::transform::Builtin;
 
 namespace {
 
