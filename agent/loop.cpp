@@ -2,6 +2,7 @@
 
 #include "agent/state.h"
 #include "agent/work_check.h"
+#include "cache/env.h"
 #include "cache/variant.h"
 #include "support/hash.h"
 #include "support/log.h"
@@ -251,8 +252,7 @@ TrajectoryRecord run_trajectory(Context &c, int index, const Position &start, Rn
                                 Evaluation &best_eval, long *done, long total) {
   TrajectoryRecord t{c.task.kernel.hash, c.task.kernel.qualified_name, c.task.arch, index, 0, 0, {}, 1, {}, 0, "depth"};
   t.seed = c.options.seed;
-  t.started =
-      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  t.started = cache::now_seconds();
   Position pos = start;
   std::set<std::string> tried;
   int flat = 0, d = 0;

@@ -47,7 +47,8 @@ def roofline_fraction(result, peak_bw, peak_flops):
 
 
 def steps_in_order(report):
-    trajectories = sorted(report.get("trajectories", []), key=lambda t: (t.get("started", 0), t.get("index", 0), t.get("id", "")))
+    trajectories = sorted(report.get("trajectories", []),
+                          key=lambda t: (t.get("started", 0), t.get("index", 0), t.get("id", "")))
     for t in trajectories:
         for s in sorted(t.get("steps", []), key=lambda s: s.get("index", 0)):
             yield s
