@@ -247,7 +247,15 @@ std::vector<Loop> find_loops(const std::string &src, const KernelText &k) {
 }
 
 bool has_identifier(const std::string &text, const std::string &ident) {
-  return !ident.empty() && find_word(mask_code(text), ident, 0) != std::string::npos;
+  if (ident.empty()) return false;
+  std::string m = mask_code(text);
+  for (size_t p = find_word(m, ident, 0); p != std::string::npos; p = find_word(m, ident, p + 1)) {
+    size_t before = p == 0 ? std::string::npos : m.find_last_not_of(" \t\r\n", p - 1);
+    bool member =
+        before != std::string::npos && (m[before] == '.' || (m[before] == '>' && before > 0 && m[before - 1] == '-'));
+    if (!member) return true;
+  }
+  return false;
 }
 
 } // namespace kbcc::tooling

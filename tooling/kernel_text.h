@@ -52,7 +52,8 @@ struct Loop {
 // Loops inside the body of `k`, in source order.
 std::vector<Loop> find_loops(const std::string &src, const KernelText &k);
 
-// True when `ident` occurs in `text` as a whole identifier.
+// True when `ident` occurs in `text` as a whole identifier that is not a
+// member name (`blockDim.x` does not name a variable `x`).
 bool has_identifier(const std::string &text, const std::string &ident);
 
 } // namespace kbcc::tooling

@@ -36,6 +36,25 @@ TEST(WorkCheck, RejectsDroppedLoop) {
   EXPECT_NE(st.error().message.find("'n'"), std::string::npos);
 }
 
+TEST(WorkCheck, AMemberNameIsNotAParameter) {
+  // `blockDim.x` bounds the loop, not the parameter `x`: a rewrite without the loop keeps the work.
+  std::string orig = R"(__global__ void scan(int n, const float *x, float *y) {
+  __shared__ float buf[1024];
+  buf[threadIdx.x] = x[threadIdx.x];
+  for (int off = 1; off < blockDim.x; off *= 2) { __syncthreads(); }
+  y[threadIdx.x] = buf[threadIdx.x];
+})";
+  std::string cand = R"(__global__ void scan(int n, const float *x, float *y) {
+  y[threadIdx.x] = x[threadIdx.x];
+})";
+  EXPECT_TRUE(check_candidate(orig, cand));
+  std::string by_x = orig;
+  by_x.replace(by_x.find("off < blockDim.x"), 16, "off < (int)x[0]");
+  auto st = check_candidate(by_x, cand);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message.find("'x'"), std::string::npos);
+}
+
 TEST(WorkCheck, RejectsSignatureChanges) {
   auto st = check_candidate(test::kSaxpy, "__global__ void saxpy(int n, double a, const float *x, float *y) {}");
   ASSERT_FALSE(st);
