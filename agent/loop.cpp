@@ -60,6 +60,14 @@ std::string static_failure(const Context &c, const Candidate &cand) {
   return check ? "" : "static check (" + check.error().code + "): " + check.error().message;
 }
 
+// " (k=v, ...)" for a candidate's parameter setting; "" when it has none.
+std::string settings_text(const Candidate &cand) {
+  std::string out;
+  for (const auto &[k, v] : cand.params)
+    out += (out.empty() ? " (" : ", ") + k + "=" + v;
+  return out.empty() ? out : out + ")";
+}
+
 // Feedback for a failed evaluation, or "" when it passed.
 std::string failure_of(const Evaluation &e) {
   if (!e.error.empty()) return e.error;
@@ -121,6 +129,10 @@ std::vector<Evaluation> evaluate_settings(Context &c, const std::vector<Candidat
     step.gpu_seconds += results[k]->gpu_seconds;
   }
   step.candidates += static_cast<int>(cands.size());
+  for (size_t i = 0; i < cands.size(); ++i)
+    if (std::string f = failure_of(evals[i]); !f.empty() && cands.size() > 1)
+      log_line("kbcc optimize: " + c.task.kernel.qualified_name + ": " + cands[i].lowering + settings_text(cands[i]) +
+               " failed: " + f.substr(0, f.find('\n', f.find('\n') + 1)));
   return evals;
 }
 
