@@ -192,7 +192,9 @@ IndexUses index_uses(const Stmt *body) {
   return out;
 }
 
-Effects effects_of(const FunctionDecl *kernel) {
+Effects effects_of(const FunctionDecl *kernel) { return effects_in(kernel->getBody()); }
+
+Effects effects_in(const Stmt *code) {
   Effects fx;
   std::set<const FunctionDecl *> seen;
   std::function<void(const Stmt *, bool)> scan = [&](const Stmt *s, bool top) {
@@ -232,7 +234,7 @@ Effects effects_of(const FunctionDecl *kernel) {
       }
     });
   };
-  scan(kernel->getBody(), true);
+  scan(code, true);
   return fx;
 }
 

@@ -55,6 +55,8 @@ struct Effects {
   std::vector<const clang::CallExpr *> atomic_calls; // in the kernel itself
 };
 Effects effects_of(const clang::FunctionDecl *kernel);
+// The same for one statement of a kernel (its atomic_calls: those written in it).
+Effects effects_in(const clang::Stmt *code);
 
 // Whether `s` stores to memory (anything but local scalars and local arrays),
 // calls an atomic, or calls a user function that may.

@@ -2,6 +2,7 @@
 
 #include "tooling/shims.h"
 #include "tooling/source_range.h"
+#include "transform/edits.h"
 
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/Diagnostic.h"
@@ -68,6 +69,22 @@ bool KernelAst::span(SourceRange range, size_t &begin, size_t &end) const {
 std::string KernelAst::text(SourceRange range) const {
   size_t b = 0, e = 0;
   return span(range, b, e) ? source_.substr(b, e - b) : std::string();
+}
+
+size_t statement_begin(const KernelAst &k, const Stmt *s) {
+  size_t at = k.offset(s->getBeginLoc());
+  if (at == std::string::npos || !isa<AttributedStmt>(s)) return at;
+  const std::string &src = k.source();
+  size_t line = src.rfind('\n', at);
+  line = line == std::string::npos ? 0 : line + 1;
+  size_t first = src.find_first_not_of(" \t", line);
+  return first != std::string::npos && src.compare(first, 7, "#pragma") == 0 ? line : std::string::npos;
+}
+
+size_t statement_end(const KernelAst &k, const Stmt *s) {
+  size_t begin = 0, end = 0;
+  if (!k.span(s->getSourceRange(), begin, end)) return std::string::npos;
+  return isa<DeclStmt>(s) ? end : past_semicolon(k.source(), end);
 }
 
 Expected<KernelAst> parse_kernel(const tooling::ParseRequest &request, const std::string &text,

@@ -9,6 +9,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/AST/Expr.h"
+#include "clang/AST/Stmt.h"
 
 #include <memory>
 #include <string>
@@ -47,6 +48,13 @@ private:
   clang::FileID file_;
   unsigned begin_ = 0; // offset of the definition in its file
 };
+
+// Offset where text may go before statement `s` of `k` (before the line of
+// a #pragma written on it); npos when it is written in a macro.
+size_t statement_begin(const KernelAst &k, const clang::Stmt *s);
+// Offset just past statement `s` of `k`, its ';' included; npos when it is
+// written in a macro.
+size_t statement_end(const KernelAst &k, const clang::Stmt *s);
 
 // Parses `text` (the unit at request.source) as `request` says and finds the
 // definition of the non-template kernel named `kernel` (unqualified; the first

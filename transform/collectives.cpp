@@ -26,16 +26,25 @@
 // idiom, each thread combines its element of `factor` consecutive blocks
 // before the block reduction. The grid shrinks by the factor, which must
 // divide it (a launch precondition).
+//
+// Cells per thread (`items`, when blocks are not merged): the kernel runs
+// with block.x / items threads, each of which runs `items` of the original
+// threads between the barriers (transform/virtual_threads.h) and holds
+// `items` cells in the collectives, so that several loads are in flight per
+// thread. The original block must be a power of two of at least 32 * items
+// threads (launch preconditions).
 #include "cache/variant.h"
 #include "transform/analysis.h"
 #include "transform/edits.h"
 #include "transform/transform.h"
+#include "transform/virtual_threads.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
 
 #include <algorithm>
 #include <functional>
+#include <map>
 
 namespace kbcc::transform {
 using namespace clang;
@@ -843,41 +852,57 @@ std::string warp_scan(const Accumulation &a, const std::string &v) {
          combine_text(a, "__kbcc_n", v) + ";\n  }\n";
 }
 
-std::string fast_reduce(const Collective &c, const std::string &buf, int n) {
+// The cell of `buf` that item `j` of this thread holds when each thread
+// holds `items` (item j of thread t is cell j * blockDim.x + t).
+std::string item_cell(const std::string &buf, long items, const std::string &j) {
+  return items == 1 ? buf + "[threadIdx.x]" : buf + "[" + j + " * blockDim.x + threadIdx.x]";
+}
+
+std::string items_loop(long items, const std::string &body) {
+  if (items == 1) return "  {\n  const unsigned __kbcc_j = 0u;\n" + body + "  }\n";
+  return "  #pragma unroll\n  for (unsigned __kbcc_j = 0u; __kbcc_j < " + std::to_string(items) + "u; ++__kbcc_j) {\n" +
+         body + "  }\n";
+}
+
+// The block reduction into buf[0] by warp shuffles, each thread first
+// combining its `items` cells.
+std::string fast_reduce(const Collective &c, const std::string &buf, int n, long items) {
   std::string v = "__kbcc_v" + std::to_string(n), w = "__kbcc_w" + std::to_string(n);
   bool idempotent = c.acc.kind == Accumulation::MaxMin || c.acc.kind == Accumulation::And;
   std::string rest = idempotent ? w + "[0]" : "(decltype(" + v + "))0";
-  return "{\n  auto " + v + " = " + buf + "[threadIdx.x];\n" + warp_reduce(c.acc, v) + "  __shared__ decltype(" + v +
-         ") " + w + "[32];\n  if (threadIdx.x % 32u == 0u) " + w + "[threadIdx.x / 32u] = " + v +
-         ";\n  __syncthreads();\n  if (threadIdx.x < 32u) {\n  " + v + " = threadIdx.x < blockDim.x / 32u ? " + w +
-         "[threadIdx.x] : " + rest + ";\n" + warp_reduce(c.acc, v) + "  if (threadIdx.x == 0u) " + buf + "[0] = " + v +
-         ";\n  }\n  __syncthreads();\n}";
+  std::string gather;
+  if (items > 1)
+    gather = "  #pragma unroll\n  for (unsigned __kbcc_j = 1u; __kbcc_j < " + std::to_string(items) +
+             "u; ++__kbcc_j) " + v + " = " + combine_text(c.acc, v, item_cell(buf, items, "__kbcc_j")) + ";\n";
+  return "{\n  auto " + v + " = " + buf + "[threadIdx.x];\n" + gather + warp_reduce(c.acc, v) +
+         "  __shared__ decltype(" + v + ") " + w + "[32];\n  if (threadIdx.x % 32u == 0u) " + w +
+         "[threadIdx.x / 32u] = " + v + ";\n  __syncthreads();\n  if (threadIdx.x < 32u) {\n  " + v +
+         " = threadIdx.x < blockDim.x / 32u ? " + w + "[threadIdx.x] : " + rest + ";\n" + warp_reduce(c.acc, v) +
+         "  if (threadIdx.x == 0u) " + buf + "[0] = " + v + ";\n  }\n  __syncthreads();\n}";
 }
 
-std::string fast_scan(const Collective &c, const std::string &buf, int n) {
+// The inclusive block scan of buf by warp shuffles. Each thread holds
+// `items` cells; the block's warps times `items` make at most 32 segments of
+// 32 consecutive cells, whose totals one warp scans.
+std::string fast_scan(const Collective &c, const std::string &buf, int n, long items) {
   std::string v = "__kbcc_v" + std::to_string(n), w = "__kbcc_w" + std::to_string(n);
-  return "{\n  auto " + v + " = " + buf + "[threadIdx.x];\n" + warp_scan(c.acc, v) + "  __shared__ decltype(" + v +
-         ") " + w + "[32];\n  if (threadIdx.x % 32u == 31u) " + w + "[threadIdx.x / 32u] = " + v +
-         ";\n  __syncthreads();\n  if (threadIdx.x < 32u) {\n  auto __kbcc_x = " + w +
-         "[threadIdx.x < blockDim.x / 32u ? threadIdx.x : 0u];\n" + warp_scan(c.acc, "__kbcc_x") + "  " + w +
-         "[threadIdx.x] = __kbcc_x;\n  }\n  __syncthreads();\n  if (threadIdx.x >= 32u) " + v + " = " +
-         combine_text(c.acc, w + "[threadIdx.x / 32u - 1u]", v) + ";\n  " + buf + "[threadIdx.x] = " + v +
-         ";\n  __syncthreads();\n}";
-}
-
-// Offset where text may go before the top-level statement `s` (before its #pragma line).
-size_t before_statement(const KernelAst &k, const Stmt *s) {
-  size_t at = k.offset(s->getBeginLoc());
-  if (at == std::string::npos || !isa<AttributedStmt>(s)) return at;
-  const std::string &src = k.source();
-  size_t line = src.rfind('\n', at);
-  line = line == std::string::npos ? 0 : line + 1;
-  size_t first = src.find_first_not_of(" \t", line);
-  return first != std::string::npos && src.compare(first, 7, "#pragma") == 0 ? line : std::string::npos;
+  std::string vj = v + "[__kbcc_j]", count = std::to_string(items) + "u";
+  std::string segment = "__kbcc_j * (blockDim.x / 32u) + threadIdx.x / 32u";
+  return "{\n  decltype(+" + buf + "[0]) " + v + "[" + count + "];\n  __shared__ decltype(+" + buf + "[0]) " + w +
+         "[32];\n" +
+         items_loop(items, "  " + vj + " = " + item_cell(buf, items, "__kbcc_j") + ";\n" + warp_scan(c.acc, vj) +
+                               "  if (threadIdx.x % 32u == 31u) " + w + "[" + segment + "] = " + vj + ";\n") +
+         "  __syncthreads();\n  if (threadIdx.x < 32u) {\n  auto __kbcc_x = " + w + "[threadIdx.x < " + count +
+         " * (blockDim.x / 32u) ? threadIdx.x : 0u];\n" + warp_scan(c.acc, "__kbcc_x") + "  " + w +
+         "[threadIdx.x] = __kbcc_x;\n  }\n  __syncthreads();\n" +
+         items_loop(items, "  if (" + segment + " > 0u) " + vj + " = " +
+                               combine_text(c.acc, w + "[" + segment + " - 1u]", vj) + ";\n  " +
+                               item_cell(buf, items, "__kbcc_j") + " = " + vj + ";\n") +
+         "  __syncthreads();\n}";
 }
 
 Status merge_blocks(const KernelAst &k, const Collective &c, const Merge &m, long factor, Edits &e) {
-  size_t begin = before_statement(k, m.first), lhs_b = 0, lhs_e = 0, rhs_b = 0, rhs_e = 0;
+  size_t begin = statement_begin(k, m.first), lhs_b = 0, lhs_e = 0, rhs_b = 0, rhs_e = 0;
   if (begin == std::string::npos || !k.span(m.store->getLHS()->getSourceRange(), lhs_b, lhs_e) ||
       !k.span(m.store->getRHS()->getSourceRange(), rhs_b, rhs_e))
     return not_applicable("the element's store is written in a macro");
@@ -910,11 +935,45 @@ Status merge_blocks(const KernelAst &k, const Collective &c, const Merge &m, lon
   return Status::ok();
 }
 
+// The statements a coarsened kernel replaces: its collectives.
+std::map<const Stmt *, std::string> collective_statements(const Plan &plan) {
+  std::map<const Stmt *, std::string> out;
+  for (const Collective &c : plan.collectives)
+    out[c.top] = "";
+  return out;
+}
+
+// Whether every captured launch can run `items` cells per thread: a
+// one-dimensional power-of-two block of at least 32 * items threads.
+bool launches_allow(const std::vector<launch::Launch> &launches, long items) {
+  return std::all_of(launches.begin(), launches.end(), [&](const launch::Launch &l) {
+    uint32_t b = l.block[0];
+    return l.block[1] == 1 && l.block[2] == 1 && (b & (b - 1)) == 0 && b >= 32 * items && b <= 1024;
+  });
+}
+
 Expected<std::vector<Axis>> space(const Input &in) {
   auto plan = analyze(*in.ast);
   if (!plan) return plan.error();
-  if (!plan->merge) return std::vector<Axis>{};
-  return std::vector<Axis>{{"factor", {"16", "8", "32", "4", "1"}}};
+  if (plan->merge) return std::vector<Axis>{{"factor", {"16", "8", "32", "4", "1"}}};
+  if (!virtual_threads_refusal(*in.ast, collective_statements(*plan)).empty()) return std::vector<Axis>{};
+  Axis items{"items", {}};
+  for (const char *v : {"4", "2", "8"})
+    if (launches_allow(in.launches, std::stol(v))) items.values.emplace_back(v);
+  if (items.values.empty()) return std::vector<Axis>{};
+  items.values.emplace_back("1");
+  return std::vector<Axis>{items};
+}
+
+// The mapping of a kernel whose threads hold `items` cells each.
+launch::LaunchMapping items_mapping(long items) {
+  launch::LaunchMapping m;
+  m.block = {"block.x / " + std::to_string(items), "block.y", "block.z"};
+  std::string sizes;
+  for (long b = 32 * items; b <= 1024; b *= 2)
+    sizes += (sizes.empty() ? "" : " || ") + std::string("block.x == ") + std::to_string(b);
+  m.preconditions = {sizes, "block.y == 1", "block.z == 1"};
+  return m;
 }
 
 Expected<Output> apply(const Input &in, const Params &params) {
@@ -922,20 +981,28 @@ Expected<Output> apply(const Input &in, const Params &params) {
   auto plan = analyze(k);
   if (!plan) return plan.error();
   long factor = plan->merge ? int_param(params, "factor", 16) : 1;
+  long items = plan->merge ? 1 : int_param(params, "items", 1);
   if (factor < 1 || factor > 256) return not_applicable("factor out of range");
+  if (items != 1 && items != 2 && items != 4 && items != 8 && items != 16)
+    return not_applicable("items must be 1, 2, 4, 8 or 16");
   Edits e;
+  std::map<const Stmt *, std::string> rewritten;
   int n = 0;
   for (const Collective &c : plan->collectives) {
-    size_t at = before_statement(k, c.top), begin = 0, end = 0;
-    if (at == std::string::npos || !k.span(c.top->getSourceRange(), begin, end))
-      return not_applicable("the loop is written in a macro");
-    if (!isa<CompoundStmt>(c.loop->getBody())) end = past_semicolon(k.source(), end);
+    size_t at = statement_begin(k, c.top), end = statement_end(k, c.top);
+    if (at == std::string::npos || end == std::string::npos) return not_applicable("the loop is written in a macro");
     std::string buf = c.buf->getName().str();
-    e.insert(at, std::string("if (") + kFastShape + ") " +
-                     (c.kind == Collective::Reduce ? fast_reduce(c, buf, n) : fast_scan(c, buf, n)) + " else {\n  ");
-    e.insert(end, "\n  }");
+    std::string fast = c.kind == Collective::Reduce ? fast_reduce(c, buf, n, items) : fast_scan(c, buf, n, items);
     ++n;
+    if (items > 1) {
+      rewritten[c.top] = fast;
+      continue;
+    }
+    e.insert(at, std::string("if (") + kFastShape + ") " + fast + " else {\n  ");
+    e.insert(end, "\n  }");
   }
+  if (items > 1)
+    if (auto st = add_virtual_threads(k, items, rewritten, e); !st) return st.error();
   if (factor > 1)
     if (auto st = merge_blocks(k, plan->collectives.front(), *plan->merge, factor, e); !st) return st.error();
   auto text = e.apply(k.source());
@@ -944,6 +1011,7 @@ Expected<Output> apply(const Input &in, const Params &params) {
   out.source = *text;
   out.numerics = plan->floating_sum ? cache::kNumericsReassociates : cache::kNumericsExact;
   if (plan->floating_sum) out.reduction_length = "1024";
+  if (items > 1) out.launch = items_mapping(items);
   if (factor > 1) {
     launch::LaunchMapping m;
     m.grid = {"grid.x / " + std::to_string(factor), "grid.y", "grid.z"};
@@ -961,7 +1029,7 @@ Transform collectives_transform() {
           cache::kNumericsReassociates,
           "a block reduction or scan over a shared array with a barrier per step becomes warp shuffles (checked by "
           "running its index arithmetic for every power-of-two block); a reduction sent to one atomic merges "
-          "`factor` blocks",
+          "`factor` blocks; otherwise each thread may hold `items` cells (block.x / items threads)",
           true,
           space,
           apply};

@@ -195,6 +195,23 @@ TEST(Transforms, CoarseningWrapsTheBodyAndShrinksTheGrid) {
   EXPECT_EQ(out.launch->grid[0], "ceil_div(grid.x * block.x, 1024)");
 }
 
+TEST(Transforms, CoarseningOfA2DKernelTakesConsecutiveRows) {
+  Output out = applied("thread_coarsening", kMatmul, {{"factor", "2"}, {"block", "32x8"}});
+  EXPECT_NE(out.source.find("(unsigned long long)(blockIdx.y * blockDim.y + threadIdx.y) * 2ull + __kbcc_k;"),
+            std::string::npos)
+      << out.source;
+  EXPECT_NE(out.source.find("int row = ((decltype(blockIdx.y * blockDim.y + threadIdx.y))(__kbcc_row));"),
+            std::string::npos);
+  EXPECT_NE(out.source.find("int col = blockIdx.x * blockDim.x + threadIdx.x;"), std::string::npos);
+  EXPECT_NE(out.source.find("goto __kbcc_next;"), std::string::npos);
+  ASSERT_TRUE(out.launch);
+  EXPECT_EQ(out.launch->grid[1], "ceil_div(grid.y * block.y, 16)");
+  EXPECT_EQ(out.launch->block[1], "8");
+  Parsed p(kMatmul);
+  EXPECT_FALSE(find_transform("thread_coarsening")->apply(p.in, {{"factor", "2"}, {"block", "256"}}))
+      << "a 2-D kernel needs a 2-D block shape";
+}
+
 TEST(Transforms, PrivatizedAtomicsNeedTheirResultUnused) {
   const char *hist = R"(__global__ void h(int n, const unsigned char *d, unsigned *bins) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -402,7 +419,8 @@ TEST(Transforms, CollectivesRecogniseInterleavedAndSequentialTrees) {
        {std::pair{"unsigned s = 1; s < blockDim.x; s *= 2", "if (t % (2 * s) == 0) buf[t] += buf[t + s];"},
         std::pair{kSequential, "if (t < s) buf[t] = buf[t] + buf[t + s];"},
         std::pair{kSequential, "if (t < s) buf[t] = max(buf[t], buf[t + s]);"}}) {
-    Output out = applied("shuffle_collectives", tree(loop, update, "if (t == 0) out[blockIdx.x] = buf[0];"));
+    Output out =
+        applied("shuffle_collectives", tree(loop, update, "if (t == 0) out[blockIdx.x] = buf[0];"), {{"items", "1"}});
     EXPECT_NE(out.source.find("__shfl_xor_sync(0xffffffffu, __kbcc_v0, __kbcc_o)"), std::string::npos) << out.source;
     // The original loop stays for blocks that are not a power of two.
     EXPECT_NE(out.source.find("} else {\n  for (" + std::string(loop)), std::string::npos) << out.source;
@@ -447,13 +465,17 @@ TEST(Transforms, CollectivesMergeBlocksSentToOneAtomic) {
             std::string::npos)
       << moved->source;
   // The atomic's address depends on the block: merging would move elements between outputs.
-  EXPECT_TRUE(applied("shuffle_collectives", tree(kSequential, "if (t < s) buf[t] += buf[t + s];",
-                                                  "if (t == 0) atomicAdd(&out[blockIdx.x % 4], buf[0]);"))
+  EXPECT_TRUE(applied("shuffle_collectives",
+                      tree(kSequential, "if (t < s) buf[t] += buf[t + s];",
+                           "if (t == 0) atomicAdd(&out[blockIdx.x % 4], buf[0]);"),
+                      {{"items", "1"}})
                   .launch == std::nullopt);
   // Another operation than the tree's.
-  EXPECT_TRUE(applied("shuffle_collectives", tree(kSequential, "if (t < s) buf[t] = max(buf[t], buf[t + s]);",
-                                                  "if (t == 0) atomicAdd(out, buf[0]);"))
-                  .launch == std::nullopt);
+  EXPECT_TRUE(
+      applied("shuffle_collectives",
+              tree(kSequential, "if (t < s) buf[t] = max(buf[t], buf[t + s]);", "if (t == 0) atomicAdd(out, buf[0]);"),
+              {{"items", "1"}})
+          .launch == std::nullopt);
 }
 
 TEST(Transforms, CollectivesRecogniseHillisSteeleScans) {
@@ -471,11 +493,82 @@ TEST(Transforms, CollectivesRecogniseHillisSteeleScans) {
   }
   if (i < n) y[i] = buf[t];
 })";
-  Output out = applied("shuffle_collectives", scan);
-  EXPECT_NE(out.source.find("__shfl_up_sync(0xffffffffu, __kbcc_v0, __kbcc_o)"), std::string::npos) << out.source;
-  EXPECT_NE(out.source.find("buf[threadIdx.x] = __kbcc_v0;"), std::string::npos);
+  Output out = applied("shuffle_collectives", scan, {{"items", "1"}});
+  EXPECT_NE(out.source.find("__shfl_up_sync(0xffffffffu, __kbcc_v0[__kbcc_j], __kbcc_o)"), std::string::npos)
+      << out.source;
+  EXPECT_NE(out.source.find("buf[threadIdx.x] = __kbcc_v0[__kbcc_j];"), std::string::npos);
   EXPECT_FALSE(out.launch);
   EXPECT_EQ(out.numerics, kbcc::cache::kNumericsReassociates);
+
+  // Four cells per thread: a quarter of the threads, each running four of the original ones.
+  Output four = applied("shuffle_collectives", scan, {{"items", "4"}});
+  const std::string &text = four.source;
+  EXPECT_NE(text.find("for (unsigned __kbcc_vk = 0u; __kbcc_vk < 4u; ++__kbcc_vk) {\n  const unsigned __kbcc_vt = "
+                      "__kbcc_vk * blockDim.x + threadIdx.x;"),
+            std::string::npos)
+      << text;
+  // The thread's index is computed again after the barriers, as the virtual thread's.
+  std::string index = "int t = __kbcc_vt, i = blockIdx.x * (blockDim.x * 4u) + t;";
+  ASSERT_NE(text.find(index), std::string::npos) << text;
+  EXPECT_NE(text.find(index, text.find(index) + 1), std::string::npos) << text;
+  EXPECT_NE(text.find("__kbcc_v0[__kbcc_j] = buf[__kbcc_j * blockDim.x + threadIdx.x];"), std::string::npos);
+  EXPECT_EQ(text.find("else"), std::string::npos) << "the launch preconditions replace the block-shape test";
+  ASSERT_TRUE(four.launch);
+  EXPECT_EQ(four.launch->block[0], "block.x / 4");
+  EXPECT_EQ(four.launch->preconditions,
+            (std::vector<std::string>{"block.x == 128 || block.x == 256 || block.x == 512 || block.x == 1024",
+                                      "block.y == 1", "block.z == 1"}));
+}
+
+TEST(Transforms, CollectivesOfferCellsPerThreadTheLaunchesAllow) {
+  Parsed p(tree(kSequential, "if (t < s) buf[t] += buf[t + s];", "if (t == 0) out[blockIdx.x] = buf[0];"));
+  auto values = [&](uint32_t block) {
+    p.in.launches[0].block[0] = block;
+    auto axes = find_transform("shuffle_collectives")->space(p.in);
+    EXPECT_TRUE(axes);
+    return axes && !axes->empty() ? (*axes)[0].values : std::vector<std::string>{};
+  };
+  EXPECT_EQ(values(1024), (std::vector<std::string>{"4", "2", "8", "1"}));
+  EXPECT_EQ(values(64), (std::vector<std::string>{"2", "1"}));
+  EXPECT_TRUE(values(96).empty()) << "not a power of two: the block-shape test keeps the loop";
+}
+
+TEST(Transforms, CollectivesCellsPerThreadKeepEachThreadsWork) {
+  // A thread that is done after the reduction skips only its own virtual thread.
+  Output out =
+      applied("shuffle_collectives",
+              tree(kSequential, "if (t < s) buf[t] += buf[t + s];", "if (t != 0) return;\n  out[blockIdx.x] = buf[0];"),
+              {{"items", "2"}});
+  EXPECT_NE(out.source.find("if (t != 0) continue;"), std::string::npos) << out.source;
+  EXPECT_NE(out.source.find("__kbcc_v0 = __kbcc_v0 + buf[__kbcc_j * blockDim.x + threadIdx.x];"), std::string::npos)
+      << out.source;
+  auto refused = [](std::string source, const std::string &before, const std::string &insert) {
+    source.insert(source.find(before), insert);
+    Parsed p(source);
+    auto axes = find_transform("shuffle_collectives")->space(p.in);
+    EXPECT_TRUE(axes && axes->empty()) << source;
+    auto r = find_transform("shuffle_collectives")->apply(p.in, {{"items", "4"}});
+    return r ? std::string("applies") : r.error().message;
+  };
+  std::string base = tree(kSequential, "if (t < s) buf[t] += buf[t + s];", "if (t == 0) out[blockIdx.x] = buf[0];");
+  EXPECT_NE(refused(base, "  buf[t] =", "  x += 1;\n").find("`x` is assigned by every thread's work"),
+            std::string::npos);
+  std::string uses_v =
+      tree(kSequential, "if (t < s) buf[t] += buf[t + s];", "if (t == 0) out[blockIdx.x] = buf[0] + v;");
+  EXPECT_NE(
+      refused(uses_v, "  buf[t] =", "  int v = x[0];\n").find("`v` is used after a barrier and computed from memory"),
+      std::string::npos);
+  EXPECT_NE(refused(base, "if (t == 0) out", "out[0] = __shfl_sync(0xffffffffu, buf[0], 0);\n  ")
+                .find("warp-level operations"),
+            std::string::npos);
+  EXPECT_NE(refused(base, "if (t == 0) out", "if (t > 0) return;\n  __syncthreads();\n  ")
+                .find("a thread may return before a barrier"),
+            std::string::npos);
+  EXPECT_NE(refused(base, "if (t == 0) out", "volatile int *o = out;\n  o[1] = 0;\n  ").find("volatile"),
+            std::string::npos);
+  EXPECT_NE(refused(base, "if (t == 0) out", "for (int r = 0; r < 2; ++r) if (r == t) return;\n  ")
+                .find("a `return` inside a loop or switch"),
+            std::string::npos);
 }
 
 TEST(Transforms, CollectivesRefuseWhatTheSimulationDisproves) {
