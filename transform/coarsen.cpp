@@ -3,7 +3,11 @@
 // thread_coarsening: each thread of a global-index kernel (x only) handles
 // `factor` items, block-strided so that a warp's accesses stay contiguous:
 // item = (blockIdx.x * factor + k) * blockDim.x + threadIdx.x; `return` ends
-// the item, not the thread. The grid shrinks by the factor.
+// the item, not the thread. The grid shrinks by the factor. A kernel indexed
+// in x and y handles `factor` consecutive rows per thread instead (a warp's
+// accesses run along x, and neighbouring rows share what a stencil reads):
+// row = (blockIdx.y * blockDim.y + threadIdx.y) * factor + k, in blocks of
+// the `block` shape; the grid shrinks in y.
 //
 // smem_privatized_atomics: on top of that coarsening, atomic updates of one
 // parameter array (whose result is unused and which the kernel touches
@@ -50,24 +54,64 @@ launch::LaunchMapping coarse_mapping(const IndexSpace &s, long block, long facto
 
 bool valid_block(long block) { return block >= 32 && block <= 1024 && block % 32 == 0; }
 
+// Wraps the body of a 2-D kernel in a loop over `factor` consecutive rows;
+// returns become "next row".
+Status coarsen_rows(const KernelAst &k, const IndexSpace &s, long factor, Edits &e) {
+  size_t open = k.offset(s.body->getLBracLoc()), close = k.offset(s.body->getRBracLoc());
+  if (open == std::string::npos || close == std::string::npos) return not_applicable("the body is written in a macro");
+  std::string f = std::to_string(factor);
+  e.insert(open + 1, "\n  #pragma unroll\n  for (unsigned __kbcc_k = 0; __kbcc_k < " + f +
+                         "u; ++__kbcc_k) {\n  const unsigned long long __kbcc_row = (unsigned long long)(blockIdx.y * "
+                         "blockDim.y + threadIdx.y) * " +
+                         f + "ull + __kbcc_k;\n  {");
+  e.insert(close, std::string("  }\n") + (has_return(s.body) ? "  __kbcc_next:;\n" : "") + "  }\n");
+  for (const GlobalIndex &g : s.occurrences) {
+    size_t b = 0, x = 0;
+    if (!k.span(g.expr->getSourceRange(), b, x)) return not_applicable("the global index is written in a macro");
+    if (g.dim == 1) e.replace(b, x, "((decltype(" + k.source().substr(b, x - b) + "))(__kbcc_row))");
+  }
+  return returns_to_goto(k, s.body, "__kbcc_next", e);
+}
+
+// "BXxBY" -> (bx, by); (0, 0) when malformed.
+std::pair<long, long> shape_of(const std::string &v) {
+  size_t x = v.find('x');
+  if (x == std::string::npos) return {0, 0};
+  try {
+    return {std::stol(v.substr(0, x)), std::stol(v.substr(x + 1))};
+  } catch (...) {
+    return {0, 0};
+  }
+}
+
 Expected<std::vector<Axis>> coarsen_space(const Input &in) {
-  auto s = index_space(*in.ast, /*allow_2d=*/false, /*allow_atomics=*/true);
+  auto s = index_space(*in.ast, /*allow_2d=*/true, /*allow_atomics=*/true);
   if (!s) return s.error();
+  if (s->dims == 2) return std::vector<Axis>{{"factor", {"4", "2", "8"}}, {"block", {"32x8", "32x4"}}};
   return std::vector<Axis>{{"factor", {"4", "2", "8", "16"}}, {"block", {"256", "128", "512"}}};
 }
 
 Expected<Output> coarsen_apply(const Input &in, const Params &params) {
-  auto s = index_space(*in.ast, false, true);
+  auto s = index_space(*in.ast, true, true);
   if (!s) return s.error();
-  long factor = int_param(params, "factor", 4), block = int_param(params, "block", 256);
-  if (factor < 2 || factor > 64 || !valid_block(block)) return not_applicable("factor or block out of range");
+  Output out;
   Edits e;
-  if (auto st = coarsen_body(*in.ast, *s, factor, e); !st) return st.error();
+  long factor = int_param(params, "factor", 4);
+  if (factor < 2 || factor > 64) return not_applicable("factor out of range");
+  if (s->dims == 2) {
+    auto [bx, by] = shape_of(params.count("block") ? params.at("block") : "32x8");
+    if (bx < 32 || by < 1 || bx * by > 1024 || bx % 32 != 0) return not_applicable("block is not a valid 2-D shape");
+    if (auto st = coarsen_rows(*in.ast, *s, factor, e); !st) return st.error();
+    out.launch = tile_mapping(*s, bx, by * factor, bx, by);
+  } else {
+    long block = int_param(params, "block", 256);
+    if (!valid_block(block)) return not_applicable("factor or block out of range");
+    if (auto st = coarsen_body(*in.ast, *s, factor, e); !st) return st.error();
+    out.launch = coarse_mapping(*s, block, factor);
+  }
   auto text = e.apply(in.ast->source());
   if (!text) return text.error();
-  Output out;
   out.source = *text;
-  out.launch = coarse_mapping(*s, block, factor);
   out.numerics = cache::kNumericsExact;
   out.size_params.assign(s->bound_params.begin(), s->bound_params.end());
   return out;
