@@ -254,6 +254,14 @@ bool is_device_address(uint64_t word, std::unordered_map<uint64_t, bool> &pages)
   return it->second;
 }
 
+// Whether a buffer may hold device pointers: its element type is unknown
+// (bytes, structs) or a 64-bit integer. Two 32-bit indexes or a double are
+// not pointers, however their bits read as one word.
+bool may_hold_pointers(const BufferRecord &b) {
+  ElementType t = element_type_from_name(b.type);
+  return t == ElementType::Bytes || t == ElementType::I64 || t == ElementType::U64;
+}
+
 // Pointers stored inside the captured memory cannot be relocated by replay:
 // words that point into this launch's buffers or into any device allocation.
 bool holds_pointers(const Manifest &m, const std::vector<std::string> &contents) {
@@ -263,7 +271,9 @@ bool holds_pointers(const Manifest &m, const std::vector<std::string> &contents)
     hi = std::max(hi, b.base + b.size);
   }
   std::unordered_map<uint64_t, bool> pages;
-  for (const std::string &c : contents) {
+  for (size_t i = 0; i < contents.size() && i < m.buffers.size(); ++i) {
+    if (!may_hold_pointers(m.buffers[i])) continue;
+    const std::string &c = contents[i];
     for (size_t off = 0; off + 8 <= c.size(); off += 8) {
       uint64_t w;
       std::memcpy(&w, c.data() + off, 8);

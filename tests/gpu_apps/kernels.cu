@@ -1,9 +1,10 @@
 // Test app: struct parameters holding pointers, templates, integer and float
 // kernels, a kernel using __device__/__constant__ globals, a pointer-array
-// kernel (not replayable), and the saxpy/block_sum kernels the planted bad
-// variants in variants/ replace.
+// kernel (not replayable), an index kernel (replayable), and the
+// saxpy/block_sum kernels the planted bad variants in variants/ replace.
 #include "common.h"
 
+#include <cstdint>
 #include <vector>
 
 struct Slice {
@@ -61,6 +62,13 @@ __global__ void gather_rows(float *const *rows, float *out, int n) {
   if (i < n) out[i] = rows[i % 2][i];
 }
 
+// Indexes whose 32-bit halves, read as one 64-bit word, happen to equal a
+// device address: still replayable (int buffers hold no pointers).
+__global__ void pick(const int *idx, const float *x, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = x[idx[i] & 1023];
+}
+
 int main() {
   const int n = 1 << 20;
   std::vector<float> hx(n), hy(n);
@@ -96,7 +104,7 @@ int main() {
   CHECK(cudaMemcpyToSymbol(bias, hb, sizeof hb));
 
   saxpy<<<(ns + 255) / 256, 256>>>(ns, 2.0f, sx, sy);
-  block_sum<<<64, 256>>>(y, sums, 64 * 256);  // small: racecheck is slow
+  block_sum<<<64, 256>>>(y, sums, 64 * 256); // small: racecheck is slow
   scale_slice<<<n / 256, 256>>>(Slice{x, z, n, 3.0f});
   axpy_t<float><<<n / 256, 256>>>(Axpy<float>{0.5f, x, z, n});
   axpy_t<double><<<16, 256>>>(Axpy<double>{1.5, dx, dy, 4096});
@@ -106,6 +114,16 @@ int main() {
   float *hrows[2] = {x, y};
   CHECK(cudaMemcpy(rows, hrows, sizeof hrows, cudaMemcpyHostToDevice));
   gather_rows<<<1, 64>>>(rows, z, 64);
+  int *idx;
+  CHECK(cudaMalloc(&idx, 256 * sizeof(int)));
+  uint64_t address = reinterpret_cast<uintptr_t>(x);
+  int hidx[256];
+  for (int i = 0; i < 256; i += 2) {
+    hidx[i] = static_cast<int>(address & 0xffffffffu);
+    hidx[i + 1] = static_cast<int>(address >> 32);
+  }
+  CHECK(cudaMemcpy(idx, hidx, sizeof hidx, cudaMemcpyHostToDevice));
+  pick<<<1, 256>>>(idx, x, z, 256);
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
 
