@@ -12,15 +12,14 @@
 namespace kbcc::transform {
 using namespace clang;
 
-namespace {
-
-// Calls `fn` on every statement under `s` (including `s`), pre-order.
 void walk(const Stmt *s, const std::function<void(const Stmt *)> &fn) {
   if (!s) return;
   fn(s);
   for (const Stmt *c : s->children())
     walk(c, fn);
 }
+
+namespace {
 
 const Expr *strip(const Expr *e) { return e ? e->IgnoreParenCasts() : nullptr; }
 

@@ -10,6 +10,7 @@
 #include "clang/AST/Stmt.h"
 #include "clang/AST/StmtCXX.h"
 
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -18,6 +19,9 @@
 namespace kbcc::transform {
 
 class KernelAst;
+
+// Calls `fn` on every statement under `s` (including `s`), pre-order.
+void walk(const clang::Stmt *s, const std::function<void(const clang::Stmt *)> &fn);
 
 // A read of threadIdx/blockIdx/blockDim/gridDim .x/.y/.z.
 struct Builtin {

@@ -16,13 +16,6 @@ using namespace clang;
 
 namespace {
 
-void walk(const Stmt *s, const std::function<void(const Stmt *)> &fn) {
-  if (!s) return;
-  fn(s);
-  for (const Stmt *c : s->children())
-    walk(c, fn);
-}
-
 bool is_top_barrier(const Stmt *s) {
   const auto *call = dyn_cast<CallExpr>(s);
   const FunctionDecl *fd = call ? call->getDirectCallee() : nullptr;
