@@ -248,17 +248,25 @@ Status add_virtual_threads(const KernelAst &k, long items, const std::map<const 
   bool in_macro = false;
   for (size_t p = 0; p < l.phases.size(); ++p) {
     const auto &phase = l.phases[p];
-    std::string head = "#pragma unroll\n  for (unsigned __kbcc_vk = 0u; __kbcc_vk < " + n +
-                       "; ++__kbcc_vk) {\n  const unsigned __kbcc_vt = __kbcc_vk * blockDim.x + threadIdx.x;\n  ";
+    std::string replays;
     for (const DeclStmt *d : replays_for(decls, phase, p))
-      head += virtual_text(k, d, items, in_macro) + "\n  ";
+      replays += virtual_text(k, d, items, in_macro) + "\n  ";
     size_t begin = statement_begin(k, phase.front()), end = statement_end(k, phase.back());
     if (begin == std::string::npos || end == std::string::npos)
       return not_applicable("the kernel is written in macros");
-    e.insert(begin, head);
-    for (const Stmt *s : phase) {
+    std::vector<Substitution> subs;
+    for (const Stmt *s : phase)
       for (auto &sub : virtual_builtins(k, s, items, in_macro))
-        e.replace(sub.begin, sub.end, sub.text);
+        subs.push_back(std::move(sub));
+    bool reads_thread = replays.find("__kbcc_vt") != std::string::npos ||
+                        std::any_of(subs.begin(), subs.end(), [](const auto &x) { return x.text == "__kbcc_vt"; });
+    // A phase that does not read the thread's index still runs once per virtual thread.
+    e.insert(begin, "#pragma unroll\n  for (unsigned __kbcc_vk = 0u; __kbcc_vk < " + n + "; ++__kbcc_vk) {\n  " +
+                        (reads_thread ? "const unsigned __kbcc_vt = __kbcc_vk * blockDim.x + threadIdx.x;\n  " : "") +
+                        replays);
+    for (const auto &sub : subs)
+      e.replace(sub.begin, sub.end, sub.text);
+    for (const Stmt *s : phase) {
       walk(s, [&](const Stmt *x) {
         size_t at = isa<ReturnStmt>(x) ? k.offset(x->getBeginLoc()) : std::string::npos;
         if (isa<ReturnStmt>(x) && at == std::string::npos) in_macro = true;

@@ -542,6 +542,14 @@ TEST(Transforms, CollectivesCellsPerThreadKeepEachThreadsWork) {
   EXPECT_NE(out.source.find("if (t != 0) continue;"), std::string::npos) << out.source;
   EXPECT_NE(out.source.find("__kbcc_v0 = __kbcc_v0 + buf[__kbcc_j * blockDim.x + threadIdx.x];"), std::string::npos)
       << out.source;
+  // A phase that does not read the thread's index declares none (nvcc would warn of an unused one).
+  Output plain =
+      applied("shuffle_collectives", tree(kSequential, "if (t < s) buf[t] += buf[t + s];", "out[blockIdx.x] = buf[0];"),
+              {{"items", "2"}});
+  const std::string vt = "const unsigned __kbcc_vt";
+  ASSERT_NE(plain.source.find(vt), std::string::npos) << plain.source;
+  EXPECT_EQ(plain.source.find(vt, plain.source.find(vt) + 1), std::string::npos) << plain.source;
+  EXPECT_NE(plain.source.find("++__kbcc_vk) {\n  out[blockIdx.x] = buf[0];"), std::string::npos) << plain.source;
   auto refused = [](std::string source, const std::string &before, const std::string &insert) {
     source.insert(source.find(before), insert);
     Parsed p(source);

@@ -1,5 +1,5 @@
 // A block-cooperative reduction: its result depends on the block, so no
-// transform may change the launch.
+// transform may change which elements a block sums.
 __global__ void block_sum(int n, const float *x, float *out) {
   __shared__ float buf[256];
   int i = blockIdx.x * blockDim.x + threadIdx.x;
