@@ -72,11 +72,27 @@ std::string warp_dependence(const Stmt *s) {
   return is_volatile ? "it accesses memory through volatile (warp-synchronous code)" : "";
 }
 
+// The variable whose storage an assignment to `target` changes: through
+// members and elements of local aggregates (not through pointers).
+const Expr *assigned_root(const Expr *target) {
+  const Expr *e = target->IgnoreParenImpCasts();
+  for (;;) {
+    if (const auto *m = dyn_cast<MemberExpr>(e); m && !m->isArrow()) {
+      e = m->getBase()->IgnoreParenImpCasts();
+    } else if (const auto *a = dyn_cast<ArraySubscriptExpr>(e);
+               a && a->getBase()->IgnoreParenImpCasts()->getType()->isArrayType()) {
+      e = a->getBase()->IgnoreParenImpCasts();
+    } else {
+      return e;
+    }
+  }
+}
+
 // The thread-local variable assigned under `s` that is not declared in `own`, if any.
 const VarDecl *assigned_outside(const Stmt *s, const std::set<const VarDecl *> &own) {
   const VarDecl *found = nullptr;
   auto check = [&](const Expr *target) {
-    const auto *ref = dyn_cast<DeclRefExpr>(target->IgnoreParenImpCasts());
+    const auto *ref = dyn_cast<DeclRefExpr>(assigned_root(target));
     const auto *v = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
     if (!found && is_thread_local(v) && !own.count(v)) found = v;
   };
@@ -125,13 +141,15 @@ std::vector<TopDecl> top_decls(const Layout &l) {
 }
 
 // Why `d` cannot be computed again in a later phase ("" when it can): every
-// variable it declares is never assigned, and its initialiser reads neither
-// memory nor a variable that may change.
+// variable it declares is a scalar that is never assigned (an array or
+// struct could change element by element), and its initialiser reads
+// neither memory nor a variable that may change.
 std::string replay_refusal(const DeclStmt *d, const Stmt *body) {
   for (const Decl *x : d->decls()) {
     const auto *v = dyn_cast<VarDecl>(x);
     std::string name = v ? "`" + v->getName().str() + "`" : "a declaration";
     if (!v || !v->getInit()) return name + " is used after a barrier and has no initialiser";
+    if (!v->getType()->isScalarType()) return name + " is used after a barrier and is not a scalar";
     if (assigns(body, v)) return name + " is used after a barrier and assigned";
     const Expr *init = v->getInit();
     Effects fx = effects_in(init);

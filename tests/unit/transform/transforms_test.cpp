@@ -566,6 +566,14 @@ TEST(Transforms, CollectivesCellsPerThreadKeepEachThreadsWork) {
   EXPECT_NE(
       refused(uses_v, "  buf[t] =", "  int v = x[0];\n").find("`v` is used after a barrier and computed from memory"),
       std::string::npos);
+  std::string uses_a =
+      tree(kSequential, "if (t < s) buf[t] += buf[t + s];", "if (t == 0) out[blockIdx.x] = buf[0] + a[0];");
+  EXPECT_NE(refused(uses_a, "  buf[t] =", "  int a[2] = {0, 0};\n  a[0] = x[0];\n")
+                .find("`a` is used after a barrier and is not a scalar"),
+            std::string::npos);
+  EXPECT_NE(refused(uses_a, "  buf[t] =", "  int a[2] = {0, 0};\n  __syncthreads();\n  a[1] = 1;\n")
+                .find("`a` is assigned by every thread's work"),
+            std::string::npos);
   EXPECT_NE(refused(base, "if (t == 0) out", "out[0] = __shfl_sync(0xffffffffu, buf[0], 0);\n  ")
                 .find("warp-level operations"),
             std::string::npos);
