@@ -15,9 +15,11 @@
 //   - no warp-level operation, volatile access or inline assembly is left
 //     (they assume the threads of a warp run together);
 //   - a phase assigns only variables it declares itself (a parameter or an
-//     earlier local would be shared by the virtual threads);
-//   - a local that a later phase reads is never assigned and is computed
-//     without memory or calls, so that the later phase can compute it again;
+//     earlier local, or an element or member of one, would be shared by the
+//     virtual threads);
+//   - a local that a later phase reads is a scalar, never assigned and
+//     computed without memory or calls, so that the later phase can compute
+//     it again;
 //   - `return` appears only in the last phase, outside any loop or switch
 //     (it becomes `continue`: that virtual thread is done).
 #pragma once
