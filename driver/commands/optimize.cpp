@@ -16,8 +16,8 @@ namespace {
 constexpr const char *kUsage =
     "usage: kbcc optimize [--kernel NAME|HASH] [--trajectories W] [--depth D] [--seed S]\n"
     "                     [--budget-gpu-seconds N] [--budget-tokens N] [--no-llm]\n"
-    "       kbcc optimize --transform ID --source FILE [--kernel NAME] [--arch sm_XX] [--block X[,Y,Z]]\n"
-    "                     [--param KEY=VALUE]...\n"
+    "       kbcc optimize --transform ID --source FILE [--kernel NAME] [--arch sm_XX] [-I DIR] [-D NAME[=V]]\n"
+    "                     [--block X[,Y,Z]] [--param KEY=VALUE]...\n"
     "\n"
     "Runs the optimization loop on the local GPU for every kernel of the registry\n"
     "that has replayable captures for its architecture (see `kbcc capture`):\n"
@@ -46,6 +46,8 @@ constexpr const char *kUsage =
     "                            smem_transpose_staging, smem_tiling, register_blocking, vectorized_loads,\n"
     "                            cache_hint_streaming, shuffle_collectives (docs/optimize.md)\n"
     "  --source FILE             the .cu file for --transform (parsed for --arch, default sm_90)\n"
+    "  -I DIR, -D NAME[=V], -U NAME, -std=X\n"
+    "                            include directories, macros and language standard for that parse\n"
     "  --block X[,Y,Z]           a launch's block size for --transform launch_bounds (repeatable)\n"
     "  --param KEY=VALUE         transform parameter, e.g. factor=8 (unroll), lanes=32 (split_loop_across_warp);\n"
     "                            the others take their first value\n"
@@ -93,6 +95,7 @@ void print_outcome(const transform::Output &out, const std::vector<transform::Ax
 
 struct TransformRequest {
   std::string id, file, kernel, arch = "sm_90";
+  std::vector<std::string> flags; // -I/-D/-U/-std= for the parse
   transform::Params params;
   std::vector<launch::Launch> launches;
 };
@@ -111,6 +114,7 @@ int show_transform(const TransformRequest &r) {
   tooling::ParseRequest pr;
   pr.source = r.file;
   pr.arch = r.arch;
+  pr.flags = r.flags;
   auto ast = transform::parse_kernel(pr, *text, r.kernel);
   if (!ast) {
     const std::string &why = ast.error().message; // most name the file already
@@ -214,6 +218,11 @@ int run(const std::vector<std::string> &args) {
       tr.file = rest[++i];
     } else if (a == "--arch" && has_value) {
       tr.arch = rest[++i];
+    } else if ((a == "-I" || a == "-D" || a == "-U") && has_value) {
+      tr.flags.push_back(a + rest[++i]);
+    } else if ((a.rfind("-I", 0) == 0 || a.rfind("-D", 0) == 0 || a.rfind("-U", 0) == 0 || a.rfind("-std=", 0) == 0) &&
+               a.size() > 2) {
+      tr.flags.push_back(a);
     } else if (a == "--block" && has_value) {
       launch::Launch l;
       if (!parse_block(rest[++i], l)) {
