@@ -105,7 +105,7 @@ Expected<Output> coarsen_apply(const Input &in, const Params &params) {
     out.launch = tile_mapping(*s, bx, by * factor, bx, by);
   } else {
     long block = int_param(params, "block", 256);
-    if (!valid_block(block)) return not_applicable("factor or block out of range");
+    if (!valid_block(block)) return not_applicable("block out of range");
     if (auto st = coarsen_body(*in.ast, *s, factor, e); !st) return st.error();
     out.launch = coarse_mapping(*s, block, factor);
   }
