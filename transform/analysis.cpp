@@ -270,6 +270,12 @@ int references(const Stmt *s, const ValueDecl *decl) {
   return n;
 }
 
+bool is_syncthreads(const Stmt *s) {
+  const auto *call = dyn_cast_or_null<CallExpr>(s);
+  const FunctionDecl *fd = call ? call->getDirectCallee() : nullptr;
+  return fd && fd->getIdentifier() && fd->getName() == "__syncthreads" && call->getNumArgs() == 0;
+}
+
 bool has_return(const Stmt *s) {
   bool found = false;
   walk(s, [&](const Stmt *x) { found = found || isa<ReturnStmt>(x); });

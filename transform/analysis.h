@@ -73,6 +73,8 @@ bool assigns(const clang::Stmt *s, const clang::VarDecl *var);
 bool refers_to(const clang::Stmt *s, const clang::VarDecl *var);
 // How many times `s` names `decl`.
 int references(const clang::Stmt *s, const clang::ValueDecl *decl);
+// Whether `s` is a call of __syncthreads() (no arguments).
+bool is_syncthreads(const clang::Stmt *s);
 // Whether `s` holds a statement of one of these kinds.
 bool has_return(const clang::Stmt *s);
 bool has_break_or_goto(const clang::Stmt *s); // break/goto/switch that leave `s`'s loops, labels

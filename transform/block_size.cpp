@@ -18,23 +18,10 @@ Expected<std::vector<Axis>> space(const Input &in) {
   return std::vector<Axis>{{"block", {"32x8", "32x4", "64x4", "32x16", "16x16", "128x2", "32x32", "64x8"}}};
 }
 
-// "BXxBY" or "BX" -> (bx, by); (0, 0) when malformed.
-std::pair<long, long> block_of(const Params &p) {
-  auto it = p.find("block");
-  std::string v = it == p.end() ? "256" : it->second;
-  try {
-    size_t x = v.find('x');
-    if (x == std::string::npos) return {std::stol(v), 1};
-    return {std::stol(v.substr(0, x)), std::stol(v.substr(x + 1))};
-  } catch (...) {
-    return {0, 0};
-  }
-}
-
 Expected<Output> apply(const Input &in, const Params &params) {
   auto s = index_space(*in.ast, true, true);
   if (!s) return s.error();
-  auto [bx, by] = block_of(params);
+  auto [bx, by] = shape_param(params, "block", "256");
   if (bx < 1 || by < 1 || bx * by > 1024 || (s->dims == 1 && by != 1)) {
     std::string given = params.count("block") ? params.at("block") : "256";
     return not_applicable("block " + given + " is not a valid block shape for this kernel");

@@ -73,17 +73,6 @@ Status coarsen_rows(const KernelAst &k, const IndexSpace &s, long factor, Edits 
   return returns_to_goto(k, s.body, "__kbcc_next", e);
 }
 
-// "BXxBY" -> (bx, by); (0, 0) when malformed.
-std::pair<long, long> shape_of(const std::string &v) {
-  size_t x = v.find('x');
-  if (x == std::string::npos) return {0, 0};
-  try {
-    return {std::stol(v.substr(0, x)), std::stol(v.substr(x + 1))};
-  } catch (...) {
-    return {0, 0};
-  }
-}
-
 Expected<std::vector<Axis>> coarsen_space(const Input &in) {
   auto s = index_space(*in.ast, /*allow_2d=*/true, /*allow_atomics=*/true);
   if (!s) return s.error();
@@ -99,7 +88,7 @@ Expected<Output> coarsen_apply(const Input &in, const Params &params) {
   long factor = int_param(params, "factor", 4);
   if (factor < 2 || factor > 64) return not_applicable("factor out of range");
   if (s->dims == 2) {
-    auto [bx, by] = shape_of(params.count("block") ? params.at("block") : "32x8");
+    auto [bx, by] = shape_param(params, "block", "32x8");
     if (bx < 32 || by < 1 || bx * by > 1024 || bx % 32 != 0) return not_applicable("block is not a valid 2-D shape");
     if (auto st = coarsen_rows(*in.ast, *s, factor, e); !st) return st.error();
     out.launch = tile_mapping(*s, bx, by * factor, bx, by);

@@ -274,12 +274,6 @@ const Expr *cell(const Expr *e, const VarDecl *&buf) {
   return sub->getIdx();
 }
 
-bool is_barrier(const Stmt *s) {
-  const auto *call = dyn_cast_or_null<CallExpr>(s);
-  const FunctionDecl *fd = call ? call->getDirectCallee() : nullptr;
-  return fd && fd->getIdentifier() && fd->getName() == "__syncthreads" && call->getNumArgs() == 0;
-}
-
 std::vector<const Stmt *> statements(const Stmt *s) {
   if (const auto *c = dyn_cast_or_null<CompoundStmt>(s)) return {c->body_begin(), c->body_end()};
   return {s};
@@ -362,7 +356,7 @@ struct Collective {
 
 // The loop's statements as a tree reduction; why not.
 std::string match_reduce(const std::vector<const Stmt *> &body, Collective &c, const ASTContext &ctx) {
-  if (body.size() != 2 || !is_barrier(body[1])) return "its body is not an update followed by __syncthreads()";
+  if (body.size() != 2 || !is_syncthreads(body[1])) return "its body is not an update followed by __syncthreads()";
   const Stmt *update = body[0];
   if (const auto *i = dyn_cast<IfStmt>(update)) {
     if (i->getElse() || i->getInit() || i->getConditionVariable())
@@ -384,8 +378,8 @@ std::string match_reduce(const std::vector<const Stmt *> &body, Collective &c, c
 std::string match_scan(const std::vector<const Stmt *> &body, Collective &c, const ASTContext &ctx) {
   const char *shape = "its body is not a read of buf[b] into a local, __syncthreads(), buf[a] op= that local, "
                       "__syncthreads()";
-  if ((body.size() != 4 && body.size() != 5) || !is_barrier(body[body.size() - 1]) ||
-      !is_barrier(body[body.size() - 3]))
+  if ((body.size() != 4 && body.size() != 5) || !is_syncthreads(body[body.size() - 1]) ||
+      !is_syncthreads(body[body.size() - 3]))
     return shape;
   const auto *d = dyn_cast<DeclStmt>(body[0]);
   const VarDecl *v = d && d->isSingleDecl() ? dyn_cast<VarDecl>(d->getSingleDecl()) : nullptr;
@@ -600,7 +594,7 @@ const ForStmt *loop_of(const Stmt *s) {
 
 bool has_barrier(const Stmt *s) {
   if (!s) return false;
-  if (is_barrier(s)) return true;
+  if (is_syncthreads(s)) return true;
   for (const Stmt *c : s->children())
     if (has_barrier(c)) return true;
   return false;
@@ -729,7 +723,7 @@ bool is_block_result_atomic(const Stmt *s, const Collective &c, const Frame &fra
 std::optional<Merge> mergeable(const Stmt *kernel_body, const std::vector<const Stmt *> &body, size_t at,
                                const Collective &c, const Frame &frame) {
   if (c.kind != Collective::Reduce || at < 2 || at + 2 != body.size()) return std::nullopt;
-  if (!is_block_result_atomic(body[at + 1], c, frame) || !is_barrier(body[at - 1])) return std::nullopt;
+  if (!is_block_result_atomic(body[at + 1], c, frame) || !is_syncthreads(body[at - 1])) return std::nullopt;
   Merge m;
   m.store = dyn_cast<BinaryOperator>(body[at - 2]);
   if (!m.store || !overwrites_own_cell(m.store, c.buf, frame)) return std::nullopt;

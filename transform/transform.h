@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kbcc::transform {
@@ -60,6 +61,10 @@ std::vector<Params> configurations(const std::vector<Axis> &axes);
 
 // The integer value of parameter `key`, or `fallback` when it is absent or not a number.
 long int_param(const Params &p, const char *key, long fallback);
+
+// The block shape of parameter `key`, "BX" or "BXxBY", as (bx, by) with by =
+// 1 for "BX"; `fallback` parsed when absent; (0, 0) when malformed.
+std::pair<long, long> shape_param(const Params &p, const char *key, const std::string &fallback);
 
 // An Error with code "not-applicable".
 Error not_applicable(const std::string &why);

@@ -28,6 +28,18 @@ long int_param(const Params &p, const char *key, long fallback) {
   }
 }
 
+std::pair<long, long> shape_param(const Params &p, const char *key, const std::string &fallback) {
+  auto it = p.find(key);
+  const std::string &v = it == p.end() ? fallback : it->second;
+  try {
+    size_t x = v.find('x');
+    if (x == std::string::npos) return {std::stol(v), 1};
+    return {std::stol(v.substr(0, x)), std::stol(v.substr(x + 1))};
+  } catch (...) {
+    return {0, 0};
+  }
+}
+
 const std::vector<Transform> &transforms() {
   static const std::vector<Transform> table = [] {
     std::vector<Transform> t = lexical_transforms();

@@ -16,12 +16,6 @@ using namespace clang;
 
 namespace {
 
-bool is_top_barrier(const Stmt *s) {
-  const auto *call = dyn_cast<CallExpr>(s);
-  const FunctionDecl *fd = call ? call->getDirectCallee() : nullptr;
-  return fd && fd->getIdentifier() && fd->getName() == "__syncthreads" && call->getNumArgs() == 0;
-}
-
 bool is_shared_decl(const Stmt *s) {
   const auto *d = dyn_cast<DeclStmt>(s);
   return d && std::all_of(d->decl_begin(), d->decl_end(), [](const Decl *x) {
@@ -44,7 +38,7 @@ Layout layout_of(const CompoundStmt *body, const std::map<const Stmt *, std::str
   Layout l;
   bool open = false;
   for (const Stmt *s : body->body()) {
-    if (is_top_barrier(s) || rewritten.count(s)) {
+    if (is_syncthreads(s) || rewritten.count(s)) {
       open = false;
     } else if (!is_shared_decl(s)) {
       if (!open) l.phases.emplace_back();

@@ -208,8 +208,12 @@ TEST(Transforms, CoarseningOfA2DKernelTakesConsecutiveRows) {
   EXPECT_EQ(out.launch->grid[1], "ceil_div(grid.y * block.y, 16)");
   EXPECT_EQ(out.launch->block[1], "8");
   Parsed p(kMatmul);
-  EXPECT_FALSE(find_transform("thread_coarsening")->apply(p.in, {{"factor", "2"}, {"block", "256"}}))
-      << "a 2-D kernel needs a 2-D block shape";
+  EXPECT_FALSE(find_transform("thread_coarsening")->apply(p.in, {{"factor", "2"}, {"block", "16x4"}}))
+      << "a block row must be whole warps";
+  auto flat = find_transform("thread_coarsening")->apply(p.in, {{"factor", "2"}, {"block", "256"}});
+  ASSERT_TRUE(flat) << "\"256\" is the shape 256x1, as for block_size";
+  EXPECT_EQ(flat->launch->block[1], "1");
+  EXPECT_EQ(flat->launch->grid[1], "ceil_div(grid.y * block.y, 2)");
 }
 
 TEST(Transforms, PrivatizedAtomicsNeedTheirResultUnused) {
@@ -558,33 +562,25 @@ TEST(Transforms, CollectivesCellsPerThreadKeepEachThreadsWork) {
     auto r = find_transform("shuffle_collectives")->apply(p.in, {{"items", "4"}});
     return r ? std::string("applies") : r.error().message;
   };
-  std::string base = tree(kSequential, "if (t < s) buf[t] += buf[t + s];", "if (t == 0) out[blockIdx.x] = buf[0];");
-  EXPECT_NE(refused(base, "  buf[t] =", "  x += 1;\n").find("`x` is assigned by every thread's work"),
-            std::string::npos);
-  std::string uses_v =
-      tree(kSequential, "if (t < s) buf[t] += buf[t + s];", "if (t == 0) out[blockIdx.x] = buf[0] + v;");
-  EXPECT_NE(
-      refused(uses_v, "  buf[t] =", "  int v = x[0];\n").find("`v` is used after a barrier and computed from memory"),
-      std::string::npos);
-  std::string uses_a =
-      tree(kSequential, "if (t < s) buf[t] += buf[t + s];", "if (t == 0) out[blockIdx.x] = buf[0] + a[0];");
-  EXPECT_NE(refused(uses_a, "  buf[t] =", "  int a[2] = {0, 0};\n  a[0] = x[0];\n")
-                .find("`a` is used after a barrier and is not a scalar"),
-            std::string::npos);
-  EXPECT_NE(refused(uses_a, "  buf[t] =", "  int a[2] = {0, 0};\n  __syncthreads();\n  a[1] = 1;\n")
-                .find("`a` is assigned by every thread's work"),
-            std::string::npos);
-  EXPECT_NE(refused(base, "if (t == 0) out", "out[0] = __shfl_sync(0xffffffffu, buf[0], 0);\n  ")
-                .find("warp-level operations"),
-            std::string::npos);
-  EXPECT_NE(refused(base, "if (t == 0) out", "if (t > 0) return;\n  __syncthreads();\n  ")
-                .find("a thread may return before a barrier"),
-            std::string::npos);
-  EXPECT_NE(refused(base, "if (t == 0) out", "volatile int *o = out;\n  o[1] = 0;\n  ").find("volatile"),
-            std::string::npos);
-  EXPECT_NE(refused(base, "if (t == 0) out", "for (int r = 0; r < 2; ++r) if (r == t) return;\n  ")
-                .find("a `return` inside a loop or switch"),
-            std::string::npos);
+  auto with_tail = [](const std::string &tail) {
+    return tree(kSequential, "if (t < s) buf[t] += buf[t + s];", "if (t == 0) out[blockIdx.x] = " + tail + ";");
+  };
+  struct Case {
+    std::string source, before, insert, why;
+  };
+  const std::string base = with_tail("buf[0]"), elem = "  buf[t] =", tail = "if (t == 0) out";
+  for (const Case &c : std::vector<Case>{
+           {base, elem, "  x += 1;\n", "`x` is assigned by every thread's work"},
+           {with_tail("buf[0] + v"), elem, "  int v = x[0];\n", "`v` is used after a barrier and computed from memory"},
+           {with_tail("buf[0] + a[0]"), elem, "  int a[2] = {0, 0};\n  a[0] = x[0];\n",
+            "`a` is used after a barrier and is not a scalar"},
+           {with_tail("buf[0] + a[0]"), elem, "  int a[2] = {0, 0};\n  __syncthreads();\n  a[1] = 1;\n",
+            "`a` is assigned by every thread's work"},
+           {base, tail, "out[0] = __shfl_sync(0xffffffffu, buf[0], 0);\n  ", "warp-level operations"},
+           {base, tail, "if (t > 0) return;\n  __syncthreads();\n  ", "a thread may return before a barrier"},
+           {base, tail, "volatile int *o = out;\n  o[1] = 0;\n  ", "volatile"},
+           {base, tail, "for (int r = 0; r < 2; ++r) if (r == t) return;\n  ", "a `return` inside a loop or switch"}})
+    EXPECT_NE(refused(c.source, c.before, c.insert).find(c.why), std::string::npos) << c.why;
 }
 
 TEST(Transforms, CollectivesRefuseWhatTheSimulationDisproves) {
