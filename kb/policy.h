@@ -26,7 +26,7 @@ inline constexpr int kKbFormatVersion = 1;
 
 // Mechanical (no-LLM) lowerings implemented by agent/; an optimization names
 // one in its "mechanical" field (docs/kb-format.md lists them).
-inline constexpr std::array<const char *, 15> kMechanicalLowerings = {"launch_bounds",
+inline constexpr std::array<const char *, 16> kMechanicalLowerings = {"launch_bounds",
                                                                       "maxnreg",
                                                                       "unroll",
                                                                       "restrict_ldg",
@@ -40,7 +40,8 @@ inline constexpr std::array<const char *, 15> kMechanicalLowerings = {"launch_bo
                                                                       "register_blocking",
                                                                       "vectorized_loads",
                                                                       "cache_hint_streaming",
-                                                                      "shuffle_collectives"};
+                                                                      "shuffle_collectives",
+                                                                      "sliding_window"};
 
 // One profiler metric range of a state's signature; a bound may be absent.
 struct MetricRange {

@@ -15,6 +15,7 @@ Transform register_blocking_transform();
 Transform vectorize_transform();
 Transform cache_hint_transform();
 Transform collectives_transform();
+Transform window_transform();
 
 Error not_applicable(const std::string &why) { return make_error(why, "not-applicable"); }
 
@@ -45,7 +46,7 @@ const std::vector<Transform> &transforms() {
     std::vector<Transform> t = lexical_transforms();
     for (Transform x : {block_size_transform(), coarsen_transform(), split_loop_transform(), privatize_transform(),
                         transpose_transform(), tiling_transform(), register_blocking_transform(), vectorize_transform(),
-                        cache_hint_transform(), collectives_transform()})
+                        cache_hint_transform(), collectives_transform(), window_transform()})
       t.push_back(x);
     return t;
   }();

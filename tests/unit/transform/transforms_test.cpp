@@ -86,7 +86,7 @@ TEST(Transforms, TheTableHasEveryKbMechanicalLowering) {
   for (const char *id :
        {"launch_bounds", "maxnreg", "unroll", "restrict_ldg", "fast_math", "block_size", "thread_coarsening",
         "split_loop_across_warp", "smem_privatized_atomics", "smem_transpose_staging", "smem_tiling",
-        "register_blocking", "vectorized_loads", "cache_hint_streaming", "shuffle_collectives"})
+        "register_blocking", "vectorized_loads", "cache_hint_streaming", "shuffle_collectives", "sliding_window"})
     EXPECT_NE(find_transform(id), nullptr) << id;
 }
 
@@ -606,4 +606,81 @@ TEST(Transforms, CollectivesRefuseWhatTheSimulationDisproves) {
   early.insert(early.find("  buf[t] ="), "  if (i >= (unsigned)n) return;\n");
   EXPECT_NE(refusal("shuffle_collectives", early).find("a thread may return before the loop with barriers"),
             std::string::npos);
+}
+
+namespace {
+
+// A moving sum over a zero-padded window: the sliding_window kernel shape.
+const char *kFir = R"(__global__ void fir(int n, int taps, const float *w, const float *x, float *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  int half = taps / 2;
+  float acc = 0.0f;
+  for (int t = 0; t < taps; ++t) {
+    int j = i + t - half;
+    if (j >= 0 && j < n) acc += w[t] * x[j];
+  }
+  y[i] = acc;
+})";
+
+// kFir with `from` in place of `to` (which must occur once).
+std::string fir_with(const std::string &from, const std::string &to) {
+  std::string s = kFir;
+  size_t at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return at == std::string::npos ? s : s.replace(at, from.size(), to);
+}
+
+} // namespace
+
+TEST(Transforms, SlidingWindowKeepsTheGroupsReadsInRegisters) {
+  Output out = applied("sliding_window", kFir, {{"items", "4"}, {"block", "128"}});
+  // Each expanded local holds one value per original thread of the group.
+  EXPECT_NE(out.source.find("int half[4];"), std::string::npos) << out.source;
+  EXPECT_NE(out.source.find("if (i[__kbcc_r] >= n) goto __kbcc_p;"), std::string::npos);
+  EXPECT_NE(out.source.find("half[__kbcc_r] = taps / 2;"), std::string::npos);
+  // The window: one load per step, read by each thread's copy of the body.
+  EXPECT_NE(out.source.find("acc[__kbcc_r] += w[t] * __kbcc_w[__kbcc_r];"), std::string::npos);
+  // The general copy loads an element only under the read's own guard, with j = k.
+  EXPECT_NE(out.source.find("(((int)(__kbcc_k)) >= 0 && ((int)(__kbcc_k)) < n)"), std::string::npos);
+  EXPECT_NE(out.source.find("__kbcc_need(t + 3)"), std::string::npos);
+  // The block's copy drops the bounds it proves over [jmin, jmax].
+  EXPECT_NE(out.source.find("__kbcc_jmin >= (long long)(0) && __kbcc_jmax < (long long)(n)"), std::string::npos);
+  EXPECT_NE(out.source.find("if (true) acc[__kbcc_r]"), std::string::npos);
+  EXPECT_NE(out.source.find("__shared__ float __kbcc_sh["), std::string::npos);
+  EXPECT_NE(out.source.find("y[i[__kbcc_r]] = acc[__kbcc_r];"), std::string::npos);
+  ASSERT_TRUE(out.launch);
+  EXPECT_EQ(out.launch->grid[0], "ceil_div(grid.x * block.x, 512)");
+  EXPECT_EQ(out.launch->block[0], "128");
+  EXPECT_EQ(out.numerics, kbcc::cache::kNumericsExact);
+}
+
+TEST(Transforms, SlidingWindowKeepsReadsItCannotServe) {
+  // A second read of x at another offset stays a read of memory.
+  Output out =
+      applied("sliding_window", fir_with("acc += w[t] * x[j];", "acc += w[t] * x[j] + (j > 0 ? x[j - 1] : 0.0f);"));
+  EXPECT_NE(out.source.find("__kbcc_w[__kbcc_r] + (j > 0 ? x[j - 1] : 0.0f)"), std::string::npos) << out.source;
+}
+
+TEST(Transforms, SlidingWindowRefusesWhatItCannotProve) {
+  struct Case {
+    std::string source, reason;
+  };
+  const std::vector<Case> cases = {
+      {fir_with("acc += w[t] * x[j];", "{ acc += w[t] * x[j]; y[j] = 0.0f; }"), "the loop body stores to memory"},
+      {fir_with("y[i] = acc;", "const float *p = x + i;\n  y[i] = acc + *p;"),
+       "'x' is used other than by reads of its elements"},
+      {fir_with("if (j >= 0 && j < n)", "if (t != 3 && j >= 0 && j < n)"), "the loop reads no element"},
+      {fir_with("if (j >= 0 && j < n)", "if (j >= 0 && j < n && x[0] > 0.0f)"), "the loop reads no element"},
+      {fir_with("acc += w[t] * x[j];", "{ if (acc > 1e9f) break; acc += w[t] * x[j]; }"),
+       "the loop body has return, break, continue or goto"},
+      {fir_with("for (int t = 0; t < taps; ++t)", "for (int t = 0; t < taps; t += 2)"), "not a counted loop"},
+      {fir_with("int j = i + t - half;", "int j = 2 * i + t - half;"), "the loop reads no element"},
+      {fir_with("for (int t = 0; t < taps; ++t)", "for (int t = 0; t < i; ++t)"), "bounds differ between threads"},
+      {fir_with("float acc = 0.0f;", "float acc[2] = {0.0f, 0.0f};"), "is not a plain scalar"},
+  };
+  for (const Case &c : cases)
+    EXPECT_NE(refusal("sliding_window", c.source).find(c.reason), std::string::npos)
+        << c.reason << "\n"
+        << refusal("sliding_window", c.source);
 }

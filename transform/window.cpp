@@ -1,0 +1,673 @@
+// sliding_window: the lowering of register_caching_reuse for 1-D windows. A
+// global-index kernel (x only) whose threads each read X[i + t + c] in a loop
+// over t (i the thread's global index, c the same for every thread, X an
+// array the kernel only reads) re-reads every element of X once per value of
+// t. Here each thread runs `items` consecutive threads of the original and
+// keeps the `items` elements they read at one t in registers: per step of t
+// it loads one new element, shifts the others down, and runs the loop body
+// of each of its threads with X[i + t + c] read from the registers. The
+// loops over the threads are unrolled, so their locals stay in registers.
+//
+// Legal when, on top of index_space (no barriers, warp operations, shared
+// memory or unseen calls; builtins only in the global-index idiom):
+//   - the loop is a top-level counted loop (t from lo, step 1, to hi) whose
+//     bounds are the same for every thread (built from parameters, literals
+//     and never-assigned locals computed from those);
+//   - its body stores nothing to memory and has no return, break, continue
+//     or goto, so every thread runs every step;
+//   - X is a pointer parameter used only in reads X[...], so no thread can
+//     change what another reads;
+//   - a windowed read sits under `if`s only (not in a nested loop, a switch,
+//     a conditional operator or the right of && and ||), whose conditions
+//     read only a local j = i + t + c of the body, parameters and uniform
+//     locals: the original thread then reads X[k] at step t exactly when
+//     those conditions hold for j = k, and a register is loaded only for
+//     such a k that a live thread of the group needs;
+//   - the statements before the loop declare scalars (each becomes one
+//     value per thread of the group) and may end a thread early with
+//     `return` (the thread then takes no part).
+// When every thread of the group is live and the conditions are bounds
+// j >= A / j < B (signed, A and B uniform) that hold over the whole window,
+// a second copy of the loop runs with those conditions removed and the
+// loads unconditional. Each thread's own operations keep their order: the
+// results are bit-identical.
+#include "cache/variant.h"
+#include "transform/edits.h"
+#include "transform/index_space.h"
+#include "transform/transform.h"
+
+#include "clang/AST/ExprCXX.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+
+namespace kbcc::transform {
+using namespace clang;
+
+namespace {
+
+// A replacement of [begin, end) of the definition's text.
+struct Repl {
+  size_t begin, end;
+  std::string text;
+};
+
+// A read X[J] to serve from the window, with the `if`s on its path.
+struct WindowRead {
+  const ArraySubscriptExpr *read = nullptr;
+  std::vector<std::pair<const Expr *, bool>> path; // condition, taken branch (true: then)
+};
+
+// A bound j >= A (lower) or j < B (upper) of a guard, as the window check.
+struct IntervalTerm {
+  bool lower = false;
+  std::string op, bound; // "j OP bound", bound as uniform text
+};
+
+struct Window {
+  IndexSpace space;
+  const CompoundStmt *body = nullptr;
+  size_t loop_at = 0; // index of the loop among the body's statements
+  CountedLoop loop;
+  const ParmVarDecl *array = nullptr;
+  const VarDecl *offset_var = nullptr; // local j = J of the loop body, if any
+  std::string c, lo, hi;               // uniform texts: J - i - t, the loop's first and last-plus-one t
+  std::vector<WindowRead> reads;
+  std::vector<const VarDecl *> expanded;                    // locals declared before the loop
+  std::map<const Expr *, std::vector<IntervalTerm>> proven; // guards that are bounds on j
+  std::string element, loop_type, offset_type;
+};
+
+std::string type_text(QualType t, const ASTContext &ctx) {
+  return t.getCanonicalType().getUnqualifiedType().getAsString(PrintingPolicy(ctx.getLangOpts()));
+}
+
+const VarDecl *var_of(const Expr *e) {
+  const auto *ref = dyn_cast_or_null<DeclRefExpr>(e ? e->IgnoreParenImpCasts() : nullptr);
+  return ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+}
+
+// The text of [b, x) of the definition with the replacements inside it.
+std::string spliced(const std::string &src, size_t b, size_t x, const std::vector<Repl> &repls) {
+  std::string out;
+  size_t at = b;
+  for (const Repl &r : repls) {
+    if (r.begin < b || r.end > x) continue;
+    out += src.substr(at, r.begin - at) + r.text;
+    at = r.end;
+  }
+  return out + src.substr(at, x - at);
+}
+
+// Replacements sorted by position, dropping those inside an earlier one.
+std::vector<Repl> disjoint(std::vector<Repl> repls) {
+  std::stable_sort(repls.begin(), repls.end(),
+                   [](const Repl &a, const Repl &b) { return a.begin != b.begin ? a.begin < b.begin : a.end > b.end; });
+  std::vector<Repl> out;
+  for (Repl &r : repls)
+    if (out.empty() || r.begin >= out.back().end) out.push_back(std::move(r));
+  return out;
+}
+
+// Text of `e` computed the same by every thread: parameters, literals and
+// locals never assigned whose initializers are such text (inlined), with
+// `subst` replacing the variables it names. nullopt otherwise.
+std::optional<std::string> uniform_text(const KernelAst &k, const Expr *e,
+                                        const std::map<const VarDecl *, std::string> &subst, int depth = 0) {
+  size_t b = 0, x = 0;
+  if (depth > 8 || !k.span(e->getSourceRange(), b, x)) return std::nullopt;
+  if (reads_memory(e)) return std::nullopt;
+  std::vector<Repl> repls;
+  bool ok = true;
+  walk(e, [&](const Stmt *s) {
+    if (!ok) return;
+    const auto *ex = dyn_cast<Expr>(s);
+    if (isa<CallExpr>(s) || isa<LambdaExpr>(s) || (ex && as_builtin(ex)) ||
+        (isa<UnaryOperator>(s) && cast<UnaryOperator>(s)->isIncrementDecrementOp()) ||
+        (isa<BinaryOperator>(s) && cast<BinaryOperator>(s)->isAssignmentOp()))
+      ok = false;
+    const auto *ref = dyn_cast<DeclRefExpr>(s);
+    if (!ref || !ok) return;
+    const auto *v = dyn_cast<VarDecl>(ref->getDecl());
+    if (!v) return; // enumerators, functions named by a call (refused above)
+    size_t rb = 0, rx = 0;
+    if (!k.span(ref->getSourceRange(), rb, rx)) {
+      ok = false;
+      return;
+    }
+    if (auto it = subst.find(v); it != subst.end()) {
+      repls.push_back({rb, rx, it->second});
+      return;
+    }
+    if (isa<ParmVarDecl>(v) && !v->getType()->isPointerType() && !v->getType()->isReferenceType() &&
+        !assigns(k.kernel()->getBody(), v))
+      return;
+    if (!v->hasLocalStorage() || !v->getInit() || !v->getType()->isScalarType() || v->getType().isVolatileQualified() ||
+        assigns(k.kernel()->getBody(), v)) {
+      ok = false;
+      return;
+    }
+    auto init = uniform_text(k, v->getInit(), subst, depth + 1);
+    if (!init) {
+      ok = false;
+      return;
+    }
+    repls.push_back({rb, rx, "((" + type_text(v->getType(), k.context()) + ")(" + *init + "))"});
+  });
+  if (!ok) return std::nullopt;
+  return "(" + spliced(k.source(), b, x, disjoint(repls)) + ")";
+}
+
+// J = i + t + c with i the global index (an index variable or the idiom) and
+// t the loop variable, each once with a + sign: c as uniform text.
+std::optional<std::string> offset_of(const KernelAst &k, const Expr *j, const Window &w,
+                                     const std::vector<const VarDecl *> &indexes) {
+  int seen_i = 0, seen_t = 0;
+  std::string c = "(0";
+  bool ok = true;
+  std::function<void(const Expr *, bool)> visit = [&](const Expr *e, bool plus) {
+    e = e->IgnoreParenImpCasts();
+    if (const auto *bin = dyn_cast<BinaryOperator>(e);
+        bin && (bin->getOpcode() == BO_Add || bin->getOpcode() == BO_Sub)) {
+      visit(bin->getLHS(), plus);
+      visit(bin->getRHS(), bin->getOpcode() == BO_Add ? plus : !plus);
+      return;
+    }
+    const VarDecl *v = var_of(e);
+    bool is_index = (v && std::find(indexes.begin(), indexes.end(), v) != indexes.end()) ||
+                    (as_global_index(e) && as_global_index(e)->dim == 0);
+    if (is_index || v == w.loop.var) {
+      (is_index ? seen_i : seen_t) += plus ? 1 : -100;
+      return;
+    }
+    auto u = uniform_text(k, e, {});
+    if (!u) {
+      ok = false;
+      return;
+    }
+    c += (plus ? " + " : " - ") + *u;
+  };
+  visit(j, true);
+  if (!ok || seen_i != 1 || seen_t != 1 || !j->getType()->isSignedIntegerType()) return std::nullopt;
+  return c + ")";
+}
+
+// `term` as a bound on `j` (j >= A, j > A, j < B, j <= B, either side).
+std::optional<IntervalTerm> interval_term(const KernelAst &k, const Expr *term, const VarDecl *j) {
+  const auto *b = dyn_cast<BinaryOperator>(term->IgnoreParenImpCasts());
+  if (!b || !b->isRelationalOp() || !j) return std::nullopt;
+  if (!b->getLHS()->getType()->isSignedIntegerType() || !b->getRHS()->getType()->isSignedIntegerType())
+    return std::nullopt;
+  bool left = var_of(b->getLHS()) == j, right = var_of(b->getRHS()) == j;
+  if (left == right) return std::nullopt;
+  BinaryOperatorKind op = b->getOpcode();
+  if (right) op = BinaryOperator::reverseComparisonOp(op);
+  auto bound = uniform_text(k, left ? b->getRHS() : b->getLHS(), {});
+  if (!bound) return std::nullopt;
+  return IntervalTerm{op == BO_GE || op == BO_GT, BinaryOperator::getOpcodeStr(op).str(), *bound};
+}
+
+// The reads of `w.array` in the loop body that can come from the window, with
+// their paths; Error when the array is used otherwise anywhere.
+Status find_reads(const KernelAst &k, Window &w, const std::vector<const VarDecl *> &indexes) {
+  // Every use of the array is the base of a read.
+  int uses = references(k.kernel()->getBody(), w.array), reads = 0;
+  walk(k.kernel()->getBody(), [&](const Stmt *s) {
+    const auto *c = dyn_cast<ImplicitCastExpr>(s);
+    if (!c || c->getCastKind() != CK_LValueToRValue) return;
+    const auto *sub = dyn_cast<ArraySubscriptExpr>(c->getSubExpr()->IgnoreParens());
+    if (sub && var_of(sub->getBase()) == w.array) ++reads;
+  });
+  if (uses != reads)
+    return not_applicable("'" + w.array->getName().str() + "' is used other than by reads of its elements");
+  std::function<void(const Stmt *, std::vector<std::pair<const Expr *, bool>> &, bool)> visit =
+      [&](const Stmt *s, std::vector<std::pair<const Expr *, bool>> &path, bool plain) {
+        if (!s) return;
+        if (const auto *i = dyn_cast<IfStmt>(s)) {
+          visit(i->getCond(), path, plain);
+          path.emplace_back(i->getCond(), true);
+          visit(i->getThen(), path, plain);
+          path.back().second = false;
+          visit(i->getElse(), path, plain);
+          path.pop_back();
+          return;
+        }
+        if (const auto *c = dyn_cast<ImplicitCastExpr>(s); c && c->getCastKind() == CK_LValueToRValue && plain)
+          if (const auto *sub = dyn_cast<ArraySubscriptExpr>(c->getSubExpr()->IgnoreParens());
+              sub && var_of(sub->getBase()) == w.array) {
+            const Expr *j = sub->getIdx()->IgnoreParenImpCasts();
+            const VarDecl *jv = var_of(j);
+            bool through_local = jv && jv == w.offset_var;
+            auto c_text = through_local ? std::optional<std::string>(w.c) : offset_of(k, j, w, indexes);
+            bool uniform_path = true;
+            for (const auto &[cond, taken] : path)
+              uniform_path = uniform_path && uniform_text(k, cond, {{w.offset_var, "0"}}).has_value();
+            if (c_text && (w.c.empty() || *c_text == w.c) && uniform_path) {
+              w.c = *c_text;
+              w.reads.push_back({sub, path});
+              return;
+            }
+          }
+        bool nested = isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s) || isa<SwitchStmt>(s) ||
+                      isa<ConditionalOperator>(s) || isa<BinaryConditionalOperator>(s) || isa<LambdaExpr>(s);
+        if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->isLogicalOp()) {
+          visit(b->getLHS(), path, plain);
+          visit(b->getRHS(), path, false);
+          return;
+        }
+        for (const Stmt *child : s->children())
+          visit(child, path, plain && !nested);
+      };
+  std::vector<std::pair<const Expr *, bool>> path;
+  visit(w.loop.loop->getBody(), path, true);
+  if (w.reads.empty())
+    return not_applicable("the loop reads no element " + w.array->getName().str() +
+                          "[i + t + c] under conditions on that index only");
+  return Status::ok();
+}
+
+// The local j = i + t + c declared at the top of the loop body, if any.
+void find_offset_var(const KernelAst &k, Window &w, const std::vector<const VarDecl *> &indexes) {
+  const auto *body = dyn_cast<CompoundStmt>(w.loop.loop->getBody());
+  if (!body) return;
+  for (const Stmt *s : body->body()) {
+    const auto *d = dyn_cast<DeclStmt>(s);
+    if (!d || !d->isSingleDecl()) continue;
+    const auto *v = dyn_cast<VarDecl>(d->getSingleDecl());
+    if (!v || !v->getInit() || !v->getType()->isIntegerType() || assigns(body, v)) continue;
+    if (auto c = offset_of(k, v->getInit(), w, indexes)) {
+      w.offset_var = v;
+      w.c = *c;
+      return;
+    }
+  }
+}
+
+// Checks the statements before the loop and lists the locals they declare.
+Status check_prologue(Window &w) {
+  for (size_t n = 0; n < w.loop_at; ++n) {
+    const auto *d = dyn_cast<DeclStmt>(w.body->body_begin()[n]);
+    if (!d) continue;
+    for (const Decl *decl : d->decls()) {
+      const auto *v = dyn_cast<VarDecl>(decl);
+      if (!v) return not_applicable("a declaration before the loop is not a variable");
+      if (!v->getType()->isScalarType() || v->getType().isVolatileQualified() || v->isStaticLocal())
+        return not_applicable("local '" + v->getName().str() + "' before the loop is not a plain scalar");
+      if (v->getInit() && v->getInitStyle() != VarDecl::CInit)
+        return not_applicable("local '" + v->getName().str() + "' is not initialized with '='");
+      w.expanded.push_back(v);
+    }
+  }
+  return Status::ok();
+}
+
+// Which guards of the reads' paths are bounds on j that the window check can prove.
+void find_proven(const KernelAst &k, Window &w) {
+  for (const WindowRead &r : w.reads)
+    for (const auto &[cond, taken] : r.path) {
+      if (!taken || w.proven.count(cond)) continue;
+      std::vector<const Expr *> terms;
+      split_terms(cond, BO_LAnd, terms);
+      std::vector<IntervalTerm> bounds;
+      for (const Expr *t : terms)
+        if (auto b = interval_term(k, t, w.offset_var)) bounds.push_back(*b);
+      if (bounds.size() == terms.size()) w.proven[cond] = bounds;
+    }
+}
+
+Expected<Window> analyze(const KernelAst &k) {
+  auto s = index_space(k, /*allow_2d=*/false, /*allow_atomics=*/true);
+  if (!s) return s.error();
+  Window w;
+  w.space = *s;
+  w.body = s->body;
+  std::vector<const VarDecl *> indexes = index_variables(w.body, 0);
+  std::string last_reason = "the kernel has no top-level loop that reads a parameter array at i + t + c";
+  size_t n = 0;
+  for (const Stmt *st : w.body->body()) {
+    const auto *f = dyn_cast<ForStmt>(st);
+    if (!f) {
+      ++n;
+      continue;
+    }
+    auto loop = counted_loop(f);
+    if (!loop) {
+      last_reason = "the loop is not a counted loop (t from a start, step 1, to a bound)";
+      ++n;
+      continue;
+    }
+    Window cand = w;
+    cand.loop = *loop;
+    cand.loop_at = n++;
+    auto lo = uniform_text(k, loop->init, {}), hi = uniform_text(k, loop->bound, {});
+    if (!lo || !hi) {
+      last_reason = "the loop's bounds differ between threads";
+      continue;
+    }
+    if (!loop->var->getType()->isSignedIntegerType()) {
+      last_reason = "the loop variable is not a signed integer";
+      continue;
+    }
+    cand.lo = *lo;
+    cand.hi = loop->inclusive ? "(" + *hi + " + 1)" : *hi;
+    const Stmt *lb = loop->loop->getBody();
+    if (writes_memory(lb) || effects_in(lb).atomics) {
+      last_reason = "the loop body stores to memory";
+      continue;
+    }
+    bool leaves = has_return(lb) || has_break_or_goto(lb);
+    walk(lb, [&](const Stmt *x) { leaves = leaves || isa<ContinueStmt>(x); });
+    if (leaves) {
+      last_reason = "the loop body has return, break, continue or goto";
+      continue;
+    }
+    std::string specific;
+    for (const ParmVarDecl *p : k.kernel()->parameters()) {
+      if (!p->getType()->isPointerType() || !refers_to(lb, p) || assigns(k.kernel()->getBody(), p)) continue;
+      Window attempt = cand;
+      attempt.array = p;
+      find_offset_var(k, attempt, indexes);
+      auto st2 = find_reads(k, attempt, indexes);
+      if (!st2) { // keep the reason of an array the loop does read at i + t + c
+        if (attempt.reads.empty() && !specific.empty()) continue;
+        last_reason = st2.error().message;
+        if (st2.error().message.find("is used other than") != std::string::npos) specific = last_reason;
+        continue;
+      }
+      if (auto st3 = check_prologue(attempt); !st3) return st3.error();
+      const ASTContext &ctx = k.context();
+      attempt.element = type_text(p->getType()->getPointeeType(), ctx);
+      attempt.loop_type = type_text(loop->var->getType(), ctx);
+      attempt.offset_type = attempt.offset_var ? type_text(attempt.offset_var->getType(), ctx) : "long long";
+      find_proven(k, attempt);
+      return attempt;
+    }
+  }
+  return not_applicable(last_reason);
+}
+
+// Replacements that make code run as thread `__kbcc_r` of the group: the
+// idiom reads the item's index, expanded locals their own element, `return`
+// jumps to `label`.
+std::vector<Repl> item_repls(const KernelAst &k, const Window &w, const std::string &label) {
+  std::vector<Repl> out;
+  const std::string &src = k.source();
+  for (const GlobalIndex &g : w.space.occurrences) {
+    size_t b = 0, x = 0;
+    if (k.span(g.expr->getSourceRange(), b, x))
+      out.push_back({b, x, "((decltype(" + src.substr(b, x - b) + "))(__kbcc_item))"});
+  }
+  walk(w.body, [&](const Stmt *s) {
+    size_t b = 0, x = 0;
+    if (const auto *ref = dyn_cast<DeclRefExpr>(s)) {
+      const auto *v = dyn_cast<VarDecl>(ref->getDecl());
+      if (v && std::find(w.expanded.begin(), w.expanded.end(), v) != w.expanded.end() &&
+          k.span(ref->getSourceRange(), b, x))
+        out.push_back({b, x, v->getName().str() + "[__kbcc_r]"});
+    }
+    if (isa<ReturnStmt>(s) && k.span(s->getSourceRange(), b, x))
+      out.push_back({b, past_semicolon(src, x), "goto " + label + ";"});
+  });
+  return out;
+}
+
+// Whether `s` (a statement or expression of the body) is written outside macros.
+bool spans(const KernelAst &k, const Stmt *s) {
+  size_t b = 0, x = 0;
+  return k.span(s->getSourceRange(), b, x);
+}
+
+const std::string kItem = "    const unsigned long long __kbcc_item = ((unsigned long long)blockIdx.x * blockDim.x + "
+                          "threadIdx.x) * ";
+
+// Whether the idiom occurs in [b, x).
+bool idiom_in(const KernelAst &k, const Window &w, size_t b, size_t x) {
+  for (const GlobalIndex &g : w.space.occurrences) {
+    size_t gb = 0, gx = 0;
+    if (k.span(g.expr->getSourceRange(), gb, gx) && gb >= b && gx <= x) return true;
+  }
+  return false;
+}
+
+// The statements before the loop, once per thread of the group.
+std::string prologue_text(const KernelAst &k, const Window &w, long items, size_t b, size_t x) {
+  const std::string &src = k.source();
+  std::vector<Repl> repls = item_repls(k, w, "__kbcc_p");
+  // Declarations become assignments of the thread's element.
+  for (size_t n = 0; n < w.loop_at; ++n) {
+    const auto *d = dyn_cast<DeclStmt>(w.body->body_begin()[n]);
+    if (!d) continue;
+    std::string text;
+    for (const Decl *decl : d->decls()) {
+      const auto *v = cast<VarDecl>(decl);
+      if (!v->getInit()) continue;
+      size_t ib = 0, ix = 0;
+      k.span(v->getInit()->getSourceRange(), ib, ix);
+      text += v->getName().str() + "[__kbcc_r] = " + spliced(src, ib, ix, disjoint(repls)) + "; ";
+    }
+    repls.push_back({statement_begin(k, d), statement_end(k, d), text.empty() ? ";" : text});
+  }
+  repls = disjoint(repls);
+  std::string decls = "  bool __kbcc_live[" + std::to_string(items) + "];\n";
+  for (const VarDecl *v : w.expanded)
+    decls +=
+        "  " + type_text(v->getType(), k.context()) + " " + v->getName().str() + "[" + std::to_string(items) + "];\n";
+  bool returns = false;
+  for (size_t n = 0; n < w.loop_at; ++n)
+    returns = returns || has_return(w.body->body_begin()[n]);
+  return decls + "  #pragma unroll\n  for (int __kbcc_r = 0; __kbcc_r < " + std::to_string(items) +
+         "; ++__kbcc_r) {\n" + (idiom_in(k, w, b, x) ? kItem + std::to_string(items) + "ull + __kbcc_r;\n" : "") +
+         "    __kbcc_live[__kbcc_r] = false;\n" + spliced(src, b, x, repls) + "\n    __kbcc_live[__kbcc_r] = true;\n" +
+         (returns ? "    __kbcc_p:;\n" : "") + "  }\n";
+}
+
+// The statements after the loop, once per live thread of the group.
+std::string epilogue_text(const KernelAst &k, const Window &w, long items, size_t b, size_t x) {
+  bool returns = false;
+  for (size_t n = w.loop_at + 1; n < w.body->size(); ++n)
+    returns = returns || has_return(w.body->body_begin()[n]);
+  return "  #pragma unroll\n  for (int __kbcc_r = 0; __kbcc_r < " + std::to_string(items) +
+         "; ++__kbcc_r) {\n    if (!__kbcc_live[__kbcc_r]) continue;\n" +
+         (idiom_in(k, w, b, x) ? kItem + std::to_string(items) + "ull + __kbcc_r;\n" : "") + "    {" +
+         spliced(k.source(), b, x, disjoint(item_repls(k, w, "__kbcc_e"))) + "    }\n" +
+         (returns ? "    __kbcc_e:;\n" : "") + "  }\n";
+}
+
+// Condition under which the original reads element `__kbcc_k` of the array:
+// the path of some windowed read with j = __kbcc_k (`fast`: proven guards hold).
+std::string load_guard(const KernelAst &k, const Window &w, bool fast) {
+  std::map<const VarDecl *, std::string> subst;
+  if (w.offset_var) subst[w.offset_var] = "((" + w.offset_type + ")(__kbcc_k))";
+  std::string any;
+  for (const WindowRead &r : w.reads) {
+    std::string all = "true";
+    for (const auto &[cond, taken] : r.path) {
+      if (fast && taken && w.proven.count(cond)) continue;
+      std::string c = *uniform_text(k, cond, subst);
+      all += taken ? " && " + c : " && !" + c;
+    }
+    if (all == "true") return "true";
+    any += (any.empty() ? "(" : " || (") + all + ")";
+  }
+  return any;
+}
+
+// Elements beyond the block's own items that the shared window holds.
+constexpr long kHalo = 512;
+
+// Where element `o` of the block's window lives in shared memory: the
+// elements of phase o % items lie together, so the warp's reads at one step
+// (o = items * lane + constant, one phase) are consecutive, and a phase's
+// stride, 32 / items more than a multiple of 32, spreads the warp's staging
+// writes (consecutive o) over distinct banks. `items` divides 32.
+long phase_stride(long items, long block) {
+  long per_phase = (block * items + kHalo + items - 1) / items;
+  return (per_phase + 31) / 32 * 32 + 32 / items;
+}
+std::string shared_index(const std::string &o, long items, long block) {
+  return "(" + o + ") % " + std::to_string(items) + "u * " + std::to_string(phase_stride(items, block)) + "u + (" + o +
+         ") / " + std::to_string(items) + "u";
+}
+
+// The block's window check: every thread live, the loop not empty, the
+// window within `cap` elements, and every proven bound holding from the
+// block's first read (jmin) to its last (jmax).
+std::string fast_condition(const Window &w, const std::string &cap) {
+  std::string out = "__kbcc_all && __kbcc_lo < __kbcc_hi && __kbcc_jmax - __kbcc_jmin < " + cap;
+  for (const auto &[cond, terms] : w.proven)
+    for (const IntervalTerm &t : terms)
+      out += " && " + std::string(t.lower ? "__kbcc_jmin " : "__kbcc_jmax ") + t.op + " (long long)" + t.bound;
+  return out;
+}
+
+// One copy of the loop over t (`fast`: the window check holds).
+std::string loop_text(const KernelAst &k, const Window &w, long items, long block, bool fast) {
+  const std::string &src = k.source();
+  const Stmt *lb = w.loop.loop->getBody();
+  size_t b = 0, x = 0;
+  k.span(lb->getSourceRange(), b, x);
+  x = isa<CompoundStmt>(lb) ? x : past_semicolon(src, x);
+  std::vector<Repl> repls;
+  for (const WindowRead &r : w.reads) {
+    size_t rb = 0, rx = 0;
+    k.span(r.read->getSourceRange(), rb, rx);
+    repls.push_back({rb, rx, "__kbcc_w[__kbcc_r]"});
+  }
+  if (fast && w.offset_var) { // its guards are gone: keep nvcc from reporting it unused
+    const Stmt *decl = nullptr;
+    walk(lb, [&](const Stmt *s) {
+      if (const auto *d = dyn_cast<DeclStmt>(s); d && d->isSingleDecl() && d->getSingleDecl() == w.offset_var) decl = d;
+    });
+    if (size_t at = decl ? statement_begin(k, decl) : std::string::npos; at != std::string::npos)
+      repls.push_back({at, at, "__attribute__((unused)) "});
+  }
+  if (fast)
+    for (const auto &[cond, terms] : w.proven) {
+      size_t cb = 0, cx = 0;
+      k.span(cond->getSourceRange(), cb, cx);
+      repls.push_back({cb, cx, "true"});
+    }
+  for (Repl &r : item_repls(k, w, "__kbcc_unused"))
+    repls.push_back(std::move(r));
+  std::string R = std::to_string(items), t = w.loop.var->getName().str();
+  std::string guard = load_guard(k, w, fast);
+  // The fast copy reads the block's window from shared memory.
+  auto load = [&](const std::string &tap, const std::string &slot) {
+    if (fast)
+      return "{ const unsigned __kbcc_o = __kbcc_o0 + (unsigned)(" + tap + " - __kbcc_lo) + " + slot + "; __kbcc_w[" +
+             slot + "] = __kbcc_sh[" + shared_index("__kbcc_o", items, block) + "]; }";
+    return "{ const long long __kbcc_k = __kbcc_i0 + (long long)" + tap + " + __kbcc_c + " + slot +
+           "; if (__kbcc_need(" + tap + " + " + slot + ") && " + guard + ") __kbcc_w[" + slot +
+           "] = " + w.array->getName().str() + "[__kbcc_k]; }";
+  };
+  std::string out;
+  out += "    #pragma unroll\n    for (int __kbcc_s = 0; __kbcc_s + 1 < " + R + "; ++__kbcc_s) " +
+         load("__kbcc_lo", "__kbcc_s") + "\n";
+  out += "    for (" + w.loop_type + " " + t + " = " + w.lo + "; " + t + " < " + w.hi + "; ++" + t + ") {\n";
+  out += "      " + load(t, std::to_string(items - 1)) + "\n";
+  out += "      #pragma unroll\n      for (int __kbcc_r = 0; __kbcc_r < " + R + "; ++__kbcc_r) {\n";
+  if (!fast) out += "        if (!__kbcc_live[__kbcc_r]) continue;\n";
+  if (idiom_in(k, w, b, x)) out += "  " + kItem + R + "ull + __kbcc_r;\n";
+  out += "        " + spliced(src, b, x, disjoint(repls)) + "\n      }\n";
+  out += "      #pragma unroll\n      for (int __kbcc_s = 0; __kbcc_s + 1 < " + R +
+         "; ++__kbcc_s) __kbcc_w[__kbcc_s] = __kbcc_w[__kbcc_s + 1];\n    }\n";
+  return out;
+}
+
+// The loop over t, replaced by the windowed loops.
+std::string window_text(const KernelAst &k, const Window &w, long items, long block) {
+  std::string R = std::to_string(items);
+  std::string out = "  {\n";
+  out += "    const long long __kbcc_i0 = (long long)(((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) * " +
+         R + "ull);\n";
+  out += "    const long long __kbcc_lo = (long long)" + w.lo + ", __kbcc_hi = (long long)" + w.hi +
+         ", __kbcc_c = (long long)" + w.c + ";\n";
+  out += "    bool __kbcc_all = true;\n    #pragma unroll\n    for (int __kbcc_r = 0; __kbcc_r < " + R +
+         "; ++__kbcc_r) __kbcc_all = __kbcc_all && __kbcc_live[__kbcc_r];\n";
+  // Whether a live thread of the group reads the element of step `tap` at slot 0.
+  out += "    auto __kbcc_need = [&](long long __kbcc_t0) {\n      bool __kbcc_n = false;\n"
+         "      #pragma unroll\n      for (int __kbcc_q = 0; __kbcc_q < " +
+         R +
+         "; ++__kbcc_q)\n        __kbcc_n = __kbcc_n || (__kbcc_live[__kbcc_q] && __kbcc_t0 - __kbcc_q >= __kbcc_lo "
+         "&& __kbcc_t0 - __kbcc_q < __kbcc_hi);\n      return __kbcc_n;\n    };\n";
+  out += "    " + w.element + " __kbcc_w[" + R + "];\n";
+  // The elements the block's threads read, [jmin, jmax], staged once.
+  std::string cap = std::to_string(block * items + kHalo);
+  out += "    __shared__ " + w.element + " __kbcc_sh[" + std::to_string(items * phase_stride(items, block)) + "];\n";
+  out += "    const long long __kbcc_b0 = (long long)blockIdx.x * blockDim.x * " + R +
+         ", __kbcc_jmin = __kbcc_b0 + __kbcc_lo + __kbcc_c, __kbcc_jmax = __kbcc_b0 + (long long)blockDim.x * " + R +
+         " - 1 + __kbcc_hi - 1 + __kbcc_c;\n";
+  out += "    const unsigned __kbcc_o0 = (unsigned)(__kbcc_i0 - __kbcc_b0);\n";
+  out += "    if (__syncthreads_and(" + fast_condition(w, cap) + ")) {\n";
+  out +=
+      "      for (long long __kbcc_e = threadIdx.x; __kbcc_e <= __kbcc_jmax - __kbcc_jmin; __kbcc_e += blockDim.x) {\n"
+      "        const long long __kbcc_k = __kbcc_jmin + __kbcc_e;\n        if (" +
+      load_guard(k, w, true) + ") __kbcc_sh[" + shared_index("(unsigned)__kbcc_e", items, block) +
+      "] = " + w.array->getName().str() + "[__kbcc_k];\n      }\n      __syncthreads();\n";
+  out += loop_text(k, w, items, block, true) + "    } else {\n" + loop_text(k, w, items, block, false) + "    }\n  }\n";
+  return out;
+}
+
+Expected<std::vector<Axis>> window_space(const Input &in) {
+  auto w = analyze(*in.ast);
+  if (!w) return w.error();
+  return std::vector<Axis>{{"items", {"4", "2", "8"}}, {"block", {"128", "64"}}};
+}
+
+Expected<Output> window_apply(const Input &in, const Params &params) {
+  const KernelAst &k = *in.ast;
+  auto w = analyze(k);
+  if (!w) return w.error();
+  long items = int_param(params, "items", 4), block = int_param(params, "block", 128);
+  if (items < 2 || items > 16 || 32 % items != 0) return not_applicable("items is not 2, 4, 8 or 16");
+  if (block < 32 || block > 1024 || block % 32 != 0) return not_applicable("block out of range");
+  // Everything the rewrite copies must be written outside macros.
+  for (const Stmt *s : w->body->body())
+    if (!spans(k, s)) return not_applicable("the body is written in a macro");
+  size_t open = k.offset(w->body->getLBracLoc()), close = k.offset(w->body->getRBracLoc());
+  const Stmt *loop = w->loop.loop;
+  size_t lb = statement_begin(k, loop), lx = statement_end(k, loop);
+  if (open == std::string::npos || close == std::string::npos || lb == std::string::npos || lx == std::string::npos)
+    return not_applicable("the body is written in a macro");
+  bool in_macro = false;
+  walk(w->body, [&](const Stmt *s) {
+    if (isa<DeclRefExpr>(s) || isa<ReturnStmt>(s) || isa<IfStmt>(s) || isa<ArraySubscriptExpr>(s))
+      in_macro = in_macro || !spans(k, s);
+  });
+  for (const VarDecl *v : w->expanded)
+    in_macro = in_macro || (v->getInit() && !spans(k, v->getInit()));
+  if (in_macro) return not_applicable("part of the body is written in a macro");
+  Edits e;
+  e.replace(open + 1, lb, "\n" + prologue_text(k, *w, items, open + 1, lb));
+  e.replace(lb, lx, window_text(k, *w, items, block));
+  e.replace(lx, close, epilogue_text(k, *w, items, lx, close));
+  auto text = e.apply(k.source());
+  if (!text) return text.error();
+  Output out;
+  out.source = *text;
+  launch::LaunchMapping m;
+  m.grid = {"ceil_div(grid.x * block.x, " + std::to_string(block * items) + ")", "1", "1"};
+  m.block = {std::to_string(block), "1", "1"};
+  m.shared = "0";
+  m.preconditions = fixed_dims_preconditions(1);
+  m.preconditions.push_back(coverage_precondition(w->space, 0, block * items));
+  out.launch = m;
+  out.numerics = cache::kNumericsExact;
+  out.size_params.assign(w->space.bound_params.begin(), w->space.bound_params.end());
+  return out;
+}
+
+} // namespace
+
+Transform window_transform() {
+  return {"sliding_window",
+          cache::kNumericsExact,
+          "each thread runs `items` consecutive threads and keeps the window of a read-only array they read in "
+          "registers",
+          true,
+          window_space,
+          window_apply};
+}
+
+} // namespace kbcc::transform
