@@ -44,7 +44,7 @@ constexpr const char *kUsage =
     "                            IDs: launch_bounds, maxnreg, unroll, restrict_ldg, fast_math, block_size,\n"
     "                            thread_coarsening, split_loop_across_warp, smem_privatized_atomics,\n"
     "                            smem_transpose_staging, smem_tiling, register_blocking, vectorized_loads,\n"
-    "                            cache_hint_streaming, shuffle_collectives (docs/optimize.md)\n"
+    "                            cache_hint_streaming, shuffle_collectives, sliding_window (docs/optimize.md)\n"
     "  --source FILE             the .cu file for --transform (parsed for --arch, default sm_90)\n"
     "  -I DIR, -D NAME[=V], -U NAME, -std=X\n"
     "                            include directories, macros and language standard for that parse\n"
