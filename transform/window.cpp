@@ -551,27 +551,46 @@ std::string loop_text(const KernelAst &k, const Window &w, long items, long bloc
   for (Repl &r : item_repls(k, w, "__kbcc_unused"))
     repls.push_back(std::move(r));
   std::string R = std::to_string(items), t = w.loop.var->getName().str();
-  std::string guard = load_guard(k, w, fast);
-  // The fast copy reads the block's window from shared memory.
-  auto load = [&](const std::string &tap, const std::string &slot) {
-    if (fast)
-      return "{ const unsigned __kbcc_o = __kbcc_o0 + (unsigned)(" + tap + " - __kbcc_lo) + " + slot + "; __kbcc_w[" +
-             slot + "] = __kbcc_sh[" + shared_index("__kbcc_o", items, block) + "]; }";
-    return "{ const long long __kbcc_k = __kbcc_i0 + (long long)" + tap + " + __kbcc_c + " + slot +
-           "; if (__kbcc_need(" + tap + " + " + slot + ") && " + guard + ") __kbcc_w[" + slot +
-           "] = " + w.array->getName().str() + "[__kbcc_k]; }";
+  std::string S = std::to_string(phase_stride(items, block)) + "u";
+  // Slot `slot` of the window for step `t`: element o = items * threadIdx.x + m
+  // of the block's shared window, m = t - lo + slot (fast), or element
+  // i0 + t + c + slot of the array under its read's guard (general).
+  auto fast_load = [&](const std::string &m, const std::string &slot) {
+    return "{ const unsigned __kbcc_m = " + m + "; __kbcc_w[" + slot + "] = __kbcc_sh[__kbcc_m % " + R + "u * " + S +
+           " + threadIdx.x + __kbcc_m / " + R + "u]; }";
   };
-  std::string out;
-  out += "    #pragma unroll\n    for (int __kbcc_s = 0; __kbcc_s + 1 < " + R + "; ++__kbcc_s) " +
-         load("__kbcc_lo", "__kbcc_s") + "\n";
-  out += "    for (" + w.loop_type + " " + t + " = " + w.lo + "; " + t + " < " + w.hi + "; ++" + t + ") {\n";
-  out += "      " + load(t, std::to_string(items - 1)) + "\n";
-  out += "      #pragma unroll\n      for (int __kbcc_r = 0; __kbcc_r < " + R + "; ++__kbcc_r) {\n";
-  if (!fast) out += "        if (!__kbcc_live[__kbcc_r]) continue;\n";
-  if (idiom_in(k, w, b, x)) out += "  " + kItem + R + "ull + __kbcc_r;\n";
-  out += "        " + spliced(src, b, x, disjoint(repls)) + "\n      }\n";
-  out += "      #pragma unroll\n      for (int __kbcc_s = 0; __kbcc_s + 1 < " + R +
-         "; ++__kbcc_s) __kbcc_w[__kbcc_s] = __kbcc_w[__kbcc_s + 1];\n    }\n";
+  std::string guard = load_guard(k, w, false);
+  auto load = [&](const std::string &slot) {
+    return "{ const long long __kbcc_k = __kbcc_i0 + (long long)" + t + " + __kbcc_c + " + slot + "; if (__kbcc_need(" +
+           t + " + " + slot + ") && " + guard + ") __kbcc_w[" + slot + "] = " + w.array->getName().str() +
+           "[__kbcc_k]; }";
+  };
+  // One step: the body for each (live) thread of the group, then the shift.
+  std::string step = "      #pragma unroll\n      for (int __kbcc_r = 0; __kbcc_r < " + R + "; ++__kbcc_r) {\n";
+  if (!fast) step += "        if (!__kbcc_live[__kbcc_r]) continue;\n";
+  if (idiom_in(k, w, b, x)) step += "  " + kItem + R + "ull + __kbcc_r;\n";
+  step += "        " + spliced(src, b, x, disjoint(repls)) + "\n      }\n";
+  step += "      #pragma unroll\n      for (int __kbcc_s = 0; __kbcc_s + 1 < " + R +
+          "; ++__kbcc_s) __kbcc_w[__kbcc_s] = __kbcc_w[__kbcc_s + 1];\n";
+  std::string last = std::to_string(items - 1);
+  if (!fast) {
+    return "    #pragma unroll\n    for (int __kbcc_s = 0; __kbcc_s + 1 < " + R + "; ++__kbcc_s) { const " +
+           w.loop_type + " " + t + " = " + w.lo + "; " + load("__kbcc_s") + " }\n    for (" + w.loop_type + " " + t +
+           " = " + w.lo + "; " + t + " < " + w.hi + "; ++" + t + ") {\n      " + load(last) + "\n" + step + "    }\n";
+  }
+  // Steps in groups of `items`, so that each load's phase is a constant and
+  // the shifts become register renaming, then the remaining steps.
+  std::string out = "    #pragma unroll\n    for (int __kbcc_s = 0; __kbcc_s + 1 < " + R + "; ++__kbcc_s) " +
+                    fast_load("(unsigned)__kbcc_s", "__kbcc_s") + "\n";
+  out += "    " + w.loop_type + " __kbcc_t = " + w.lo + ";\n";
+  out += "    for (unsigned __kbcc_g = 0; __kbcc_t + " + R + " <= " + w.hi + "; __kbcc_t += " + R + ", ++__kbcc_g) {\n";
+  out += "      #pragma unroll\n      for (int __kbcc_q = 0; __kbcc_q < " + R + "; ++__kbcc_q) {\n";
+  out += "      const " + w.loop_type + " " + t + " = __kbcc_t + __kbcc_q;\n";
+  out += "      { const unsigned __kbcc_m = __kbcc_q + " + last + "; __kbcc_w[" + last + "] = __kbcc_sh[__kbcc_m % " +
+         R + "u * " + S + " + threadIdx.x + __kbcc_g + __kbcc_m / " + R + "u]; }\n";
+  out += step + "      }\n    }\n";
+  out += "    for (; __kbcc_t < " + w.hi + "; ++__kbcc_t) {\n      const " + w.loop_type + " " + t + " = __kbcc_t;\n";
+  out += "      " + fast_load("(unsigned)(" + t + " - __kbcc_lo) + " + last, last) + "\n" + step + "    }\n";
   return out;
 }
 
@@ -598,7 +617,6 @@ std::string window_text(const KernelAst &k, const Window &w, long items, long bl
   out += "    const long long __kbcc_b0 = (long long)blockIdx.x * blockDim.x * " + R +
          ", __kbcc_jmin = __kbcc_b0 + __kbcc_lo + __kbcc_c, __kbcc_jmax = __kbcc_b0 + (long long)blockDim.x * " + R +
          " - 1 + __kbcc_hi - 1 + __kbcc_c;\n";
-  out += "    const unsigned __kbcc_o0 = (unsigned)(__kbcc_i0 - __kbcc_b0);\n";
   out += "    if (__syncthreads_and(" + fast_condition(w, cap) + ")) {\n";
   out +=
       "      for (long long __kbcc_e = threadIdx.x; __kbcc_e <= __kbcc_jmax - __kbcc_jmin; __kbcc_e += blockDim.x) {\n"
