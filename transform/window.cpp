@@ -88,22 +88,23 @@ const VarDecl *var_of(const Expr *e) {
   return ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
 }
 
-// The text of [b, x) of the definition with the replacements inside it.
+// The text of [b, x) of the definition with the (disjoint) replacements inside it.
 std::string spliced(const std::string &src, size_t b, size_t x, const std::vector<Repl> &repls) {
-  std::string out;
-  size_t at = b;
-  for (const Repl &r : repls) {
-    if (r.begin < b || r.end > x) continue;
-    out += src.substr(at, r.begin - at) + r.text;
-    at = r.end;
-  }
-  return out + src.substr(at, x - at);
+  Edits e;
+  for (const Repl &r : repls)
+    if (r.begin >= b && r.end <= x) e.replace(r.begin - b, r.end - b, r.text);
+  auto text = e.apply(src.substr(b, x - b));
+  return text ? *text : "\n#error kbcc: " + text.error().message + "\n"; // fails the candidate's compile
 }
 
-// Replacements sorted by position, dropping those inside an earlier one.
+// Replacements sorted by position (an insertion before a replacement at
+// the same place), dropping those inside an earlier one.
 std::vector<Repl> disjoint(std::vector<Repl> repls) {
-  std::stable_sort(repls.begin(), repls.end(),
-                   [](const Repl &a, const Repl &b) { return a.begin != b.begin ? a.begin < b.begin : a.end > b.end; });
+  std::stable_sort(repls.begin(), repls.end(), [](const Repl &a, const Repl &b) {
+    if (a.begin != b.begin) return a.begin < b.begin;
+    if ((a.begin == a.end) != (b.begin == b.end)) return a.begin == a.end;
+    return a.end > b.end;
+  });
   std::vector<Repl> out;
   for (Repl &r : repls)
     if (out.empty() || r.begin >= out.back().end) out.push_back(std::move(r));
