@@ -65,6 +65,12 @@ struct IntervalTerm {
   std::string op, bound; // "j OP bound", bound as uniform text
 };
 
+// A guard decided by bounds on j: its value wherever they hold.
+struct Proven {
+  std::vector<IntervalTerm> bounds;
+  bool holds = true;
+};
+
 struct Window {
   IndexSpace space;
   const CompoundStmt *body = nullptr;
@@ -74,9 +80,10 @@ struct Window {
   const VarDecl *offset_var = nullptr; // local j = J of the loop body, if any
   std::string c, lo, hi;               // uniform texts: J - i - t, the loop's first and last-plus-one t
   std::vector<WindowRead> reads;
-  std::vector<const VarDecl *> expanded;                    // locals declared before the loop
-  std::map<const Expr *, std::vector<IntervalTerm>> proven; // guards that are bounds on j
+  std::vector<const VarDecl *> expanded; // locals declared before the loop
+  std::map<const Expr *, Proven> proven; // guards decided by bounds on j
   std::string element, loop_type, offset_type;
+  std::vector<const VarDecl *> indexes; // index variables (locals holding the global index)
 };
 
 std::string type_text(QualType t, const ASTContext &ctx) {
@@ -111,33 +118,51 @@ std::vector<Repl> disjoint(std::vector<Repl> repls) {
   return out;
 }
 
+// What uniform_text writes in place of variables, and of expressions that
+// are the window's index J = i + t + c.
+struct Subst {
+  std::map<const VarDecl *, std::string> vars;
+  std::function<bool(const Expr *)> is_j;
+  std::string j;
+};
+
 // Text of `e` computed the same by every thread: parameters, literals and
 // locals never assigned whose initializers are such text (inlined), with
-// `subst` replacing the variables it names. nullopt otherwise.
-std::optional<std::string> uniform_text(const KernelAst &k, const Expr *e,
-                                        const std::map<const VarDecl *, std::string> &subst, int depth = 0) {
+// `subst` applied. nullopt otherwise.
+std::optional<std::string> uniform_text(const KernelAst &k, const Expr *e, const Subst &subst, int depth = 0) {
   size_t b = 0, x = 0;
   if (depth > 8 || !k.span(e->getSourceRange(), b, x)) return std::nullopt;
-  if (reads_memory(e)) return std::nullopt;
   std::vector<Repl> repls;
   bool ok = true;
-  walk(e, [&](const Stmt *s) {
-    if (!ok) return;
+  std::function<void(const Stmt *)> visit = [&](const Stmt *s) {
+    if (!s || !ok) return;
     const auto *ex = dyn_cast<Expr>(s);
+    size_t rb = 0, rx = 0;
+    if (ex && subst.is_j && subst.is_j(ex)) {
+      ok = k.span(ex->getSourceRange(), rb, rx);
+      repls.push_back({rb, rx, subst.j});
+      return;
+    }
     if (isa<CallExpr>(s) || isa<LambdaExpr>(s) || (ex && as_builtin(ex)) ||
         (isa<UnaryOperator>(s) && cast<UnaryOperator>(s)->isIncrementDecrementOp()) ||
-        (isa<BinaryOperator>(s) && cast<BinaryOperator>(s)->isAssignmentOp()))
+        (isa<BinaryOperator>(s) && cast<BinaryOperator>(s)->isAssignmentOp()) ||
+        (isa<UnaryOperator>(s) && cast<UnaryOperator>(s)->getOpcode() == UO_Deref) || isa<ArraySubscriptExpr>(s) ||
+        (isa<MemberExpr>(s) && cast<MemberExpr>(s)->isArrow())) {
       ok = false;
+      return;
+    }
     const auto *ref = dyn_cast<DeclRefExpr>(s);
-    if (!ref || !ok) return;
-    const auto *v = dyn_cast<VarDecl>(ref->getDecl());
-    if (!v) return; // enumerators, functions named by a call (refused above)
-    size_t rb = 0, rx = 0;
+    const auto *v = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+    if (!v) { // not a variable: enumerators, literals, operators
+      for (const Stmt *c : s->children())
+        visit(c);
+      return;
+    }
     if (!k.span(ref->getSourceRange(), rb, rx)) {
       ok = false;
       return;
     }
-    if (auto it = subst.find(v); it != subst.end()) {
+    if (auto it = subst.vars.find(v); it != subst.vars.end()) {
       repls.push_back({rb, rx, it->second});
       return;
     }
@@ -150,21 +175,20 @@ std::optional<std::string> uniform_text(const KernelAst &k, const Expr *e,
       return;
     }
     auto init = uniform_text(k, v->getInit(), subst, depth + 1);
-    if (!init) {
-      ok = false;
-      return;
-    }
-    repls.push_back({rb, rx, "((" + type_text(v->getType(), k.context()) + ")(" + *init + "))"});
-  });
+    ok = init.has_value();
+    if (ok) repls.push_back({rb, rx, "((" + type_text(v->getType(), k.context()) + ")(" + *init + "))"});
+  };
+  visit(e);
   if (!ok) return std::nullopt;
   return "(" + spliced(k.source(), b, x, disjoint(repls)) + ")";
 }
 
-// J = i + t + c with i the global index (an index variable or the idiom) and
-// t the loop variable, each once with a + sign: c as uniform text.
-std::optional<std::string> offset_of(const KernelAst &k, const Expr *j, const Window &w,
-                                     const std::vector<const VarDecl *> &indexes) {
-  int seen_i = 0, seen_t = 0;
+// J = i + d*t + c with i the global index (an index variable or the idiom)
+// once with a + sign, t the loop variable once with sign d: "+c" or "-c"
+// (the sign of d, then c as uniform text).
+std::optional<std::string> offset_of(const KernelAst &k, const Expr *j, const Window &w) {
+  const std::vector<const VarDecl *> &indexes = w.indexes;
+  int seen_i = 0, seen_t = 0, sign_t = 0;
   std::string c = "(0";
   bool ok = true;
   std::function<void(const Expr *, bool)> visit = [&](const Expr *e, bool plus) {
@@ -178,8 +202,13 @@ std::optional<std::string> offset_of(const KernelAst &k, const Expr *j, const Wi
     const VarDecl *v = var_of(e);
     bool is_index = (v && std::find(indexes.begin(), indexes.end(), v) != indexes.end()) ||
                     (as_global_index(e) && as_global_index(e)->dim == 0);
-    if (is_index || v == w.loop.var) {
-      (is_index ? seen_i : seen_t) += plus ? 1 : -100;
+    if (is_index) {
+      seen_i += plus ? 1 : -100;
+      return;
+    }
+    if (v == w.loop.var) {
+      ++seen_t;
+      sign_t = plus ? 1 : -1;
       return;
     }
     auto u = uniform_text(k, e, {});
@@ -191,27 +220,69 @@ std::optional<std::string> offset_of(const KernelAst &k, const Expr *j, const Wi
   };
   visit(j, true);
   if (!ok || seen_i != 1 || seen_t != 1 || !j->getType()->isSignedIntegerType()) return std::nullopt;
-  return c + ")";
+  return (sign_t > 0 ? "+" : "-") + c + ")";
 }
 
-// `term` as a bound on `j` (j >= A, j > A, j < B, j <= B, either side).
-std::optional<IntervalTerm> interval_term(const KernelAst &k, const Expr *term, const VarDecl *j) {
+// The direction d and the text of c of an offset_of result.
+int direction(const std::string &offset) { return offset[0] == '-' ? -1 : 1; }
+std::string constant(const std::string &offset) { return offset.substr(1); }
+
+// The substitution of the window's index: the local j, and any expression
+// i + t + c with the window's c, written as `text`.
+Subst j_subst(const KernelAst &k, const Window &w, const std::string &c, const std::string &text) {
+  Subst out;
+  if (w.offset_var) out.vars[w.offset_var] = text;
+  out.is_j = [&k, &w, c](const Expr *e) {
+    if (!refers_to(e, w.loop.var)) return false;
+    auto mine = offset_of(k, e, w);
+    return mine && *mine == c;
+  };
+  out.j = text;
+  return out;
+}
+
+// `term` (or its negation) as a bound on `j` (j >= A, j > A, j < B, j <= B, either side).
+std::optional<IntervalTerm> interval_term(const KernelAst &k, const Expr *term, const Window &w, bool negate) {
   const auto *b = dyn_cast<BinaryOperator>(term->IgnoreParenImpCasts());
-  if (!b || !b->isRelationalOp() || !j) return std::nullopt;
+  if (!b || !b->isRelationalOp()) return std::nullopt;
   if (!b->getLHS()->getType()->isSignedIntegerType() || !b->getRHS()->getType()->isSignedIntegerType())
     return std::nullopt;
-  bool left = var_of(b->getLHS()) == j, right = var_of(b->getRHS()) == j;
+  Subst j = j_subst(k, w, w.c, "");
+  auto is_j = [&](const Expr *e) {
+    return (w.offset_var && var_of(e) == w.offset_var) || j.is_j(e->IgnoreParenImpCasts());
+  };
+  bool left = is_j(b->getLHS()), right = is_j(b->getRHS());
   if (left == right) return std::nullopt;
   BinaryOperatorKind op = b->getOpcode();
   if (right) op = BinaryOperator::reverseComparisonOp(op);
+  if (negate) op = BinaryOperator::negateComparisonOp(op);
+  if (op == BO_EQ || op == BO_NE) return std::nullopt;
   auto bound = uniform_text(k, left ? b->getRHS() : b->getLHS(), {});
   if (!bound) return std::nullopt;
   return IntervalTerm{op == BO_GE || op == BO_GT, BinaryOperator::getOpcodeStr(op).str(), *bound};
 }
 
+// Whether `s` has a `continue` of the loop it is in (not of a nested loop).
+bool continues(const Stmt *s) {
+  if (!s || isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s)) return false;
+  if (isa<ContinueStmt>(s)) return true;
+  for (const Stmt *c : s->children())
+    if (continues(c)) return true;
+  return false;
+}
+
+// C when `s` is `if (C) continue;` (or `{ continue; }`) without else.
+const Expr *continue_guard(const Stmt *s) {
+  const auto *i = dyn_cast<IfStmt>(s);
+  if (!i || i->getElse() || i->getInit() || i->getConditionVariable()) return nullptr;
+  const Stmt *then = i->getThen();
+  if (const auto *c = dyn_cast<CompoundStmt>(then); c && c->size() == 1) then = c->body_front();
+  return isa<ContinueStmt>(then) ? i->getCond() : nullptr;
+}
+
 // The reads of `w.array` in the loop body that can come from the window, with
 // their paths; Error when the array is used otherwise anywhere.
-Status find_reads(const KernelAst &k, Window &w, const std::vector<const VarDecl *> &indexes) {
+Status find_reads(const KernelAst &k, Window &w) {
   // Every use of the array is the base of a read.
   int uses = references(k.kernel()->getBody(), w.array), reads = 0;
   walk(k.kernel()->getBody(), [&](const Stmt *s) {
@@ -234,16 +305,30 @@ Status find_reads(const KernelAst &k, Window &w, const std::vector<const VarDecl
           path.pop_back();
           return;
         }
+        if (const auto *cs = dyn_cast<CompoundStmt>(s)) { // after `if (C) continue;`, !C holds
+          size_t pushed = 0;
+          for (const Stmt *child : cs->body()) {
+            visit(child, path, plain);
+            if (const Expr *c = continue_guard(child)) {
+              path.emplace_back(c, false);
+              ++pushed;
+            } else if (continues(child)) {
+              plain = false;
+            }
+          }
+          path.resize(path.size() - pushed);
+          return;
+        }
         if (const auto *c = dyn_cast<ImplicitCastExpr>(s); c && c->getCastKind() == CK_LValueToRValue && plain)
           if (const auto *sub = dyn_cast<ArraySubscriptExpr>(c->getSubExpr()->IgnoreParens());
               sub && var_of(sub->getBase()) == w.array) {
             const Expr *j = sub->getIdx()->IgnoreParenImpCasts();
             const VarDecl *jv = var_of(j);
             bool through_local = jv && jv == w.offset_var;
-            auto c_text = through_local ? std::optional<std::string>(w.c) : offset_of(k, j, w, indexes);
+            auto c_text = through_local ? std::optional<std::string>(w.c) : offset_of(k, j, w);
             bool uniform_path = true;
             for (const auto &[cond, taken] : path)
-              uniform_path = uniform_path && uniform_text(k, cond, {{w.offset_var, "0"}}).has_value();
+              uniform_path = uniform_path && c_text && uniform_text(k, cond, j_subst(k, w, *c_text, "0"));
             if (c_text && (w.c.empty() || *c_text == w.c) && uniform_path) {
               w.c = *c_text;
               w.reads.push_back({sub, path});
@@ -269,7 +354,7 @@ Status find_reads(const KernelAst &k, Window &w, const std::vector<const VarDecl
 }
 
 // The local j = i + t + c declared at the top of the loop body, if any.
-void find_offset_var(const KernelAst &k, Window &w, const std::vector<const VarDecl *> &indexes) {
+void find_offset_var(const KernelAst &k, Window &w) {
   const auto *body = dyn_cast<CompoundStmt>(w.loop.loop->getBody());
   if (!body) return;
   for (const Stmt *s : body->body()) {
@@ -277,7 +362,7 @@ void find_offset_var(const KernelAst &k, Window &w, const std::vector<const VarD
     if (!d || !d->isSingleDecl()) continue;
     const auto *v = dyn_cast<VarDecl>(d->getSingleDecl());
     if (!v || !v->getInit() || !v->getType()->isIntegerType() || assigns(body, v)) continue;
-    if (auto c = offset_of(k, v->getInit(), w, indexes)) {
+    if (auto c = offset_of(k, v->getInit(), w)) {
       w.offset_var = v;
       w.c = *c;
       return;
@@ -303,17 +388,20 @@ Status check_prologue(Window &w) {
   return Status::ok();
 }
 
-// Which guards of the reads' paths are bounds on j that the window check can prove.
+// Which guards of the reads' paths are bounds on j that the window check can
+// prove: a taken condition A && B ... of bounds holds (true), a condition
+// A || B ... whose terms all fail within bounds, passed by its else, does not
+// (false).
 void find_proven(const KernelAst &k, Window &w) {
   for (const WindowRead &r : w.reads)
     for (const auto &[cond, taken] : r.path) {
-      if (!taken || w.proven.count(cond)) continue;
+      if (w.proven.count(cond)) continue;
       std::vector<const Expr *> terms;
-      split_terms(cond, BO_LAnd, terms);
-      std::vector<IntervalTerm> bounds;
+      split_terms(cond, taken ? BO_LAnd : BO_LOr, terms);
+      Proven p{{}, taken};
       for (const Expr *t : terms)
-        if (auto b = interval_term(k, t, w.offset_var)) bounds.push_back(*b);
-      if (bounds.size() == terms.size()) w.proven[cond] = bounds;
+        if (auto b = interval_term(k, t, w, !taken)) p.bounds.push_back(*b);
+      if (p.bounds.size() == terms.size()) w.proven[cond] = p;
     }
 }
 
@@ -323,7 +411,7 @@ Expected<Window> analyze(const KernelAst &k) {
   Window w;
   w.space = *s;
   w.body = s->body;
-  std::vector<const VarDecl *> indexes = index_variables(w.body, 0);
+  w.indexes = index_variables(w.body, 0);
   std::string last_reason = "the kernel has no top-level loop that reads a parameter array at i + t + c";
   size_t n = 0;
   for (const Stmt *st : w.body->body()) {
@@ -357,10 +445,8 @@ Expected<Window> analyze(const KernelAst &k) {
       last_reason = "the loop body stores to memory";
       continue;
     }
-    bool leaves = has_return(lb) || has_break_or_goto(lb);
-    walk(lb, [&](const Stmt *x) { leaves = leaves || isa<ContinueStmt>(x); });
-    if (leaves) {
-      last_reason = "the loop body has return, break, continue or goto";
+    if (has_return(lb) || has_break_or_goto(lb)) {
+      last_reason = "the loop body has return, break or goto";
       continue;
     }
     std::string specific;
@@ -368,8 +454,8 @@ Expected<Window> analyze(const KernelAst &k) {
       if (!p->getType()->isPointerType() || !refers_to(lb, p) || assigns(k.kernel()->getBody(), p)) continue;
       Window attempt = cand;
       attempt.array = p;
-      find_offset_var(k, attempt, indexes);
-      auto st2 = find_reads(k, attempt, indexes);
+      find_offset_var(k, attempt);
+      auto st2 = find_reads(k, attempt);
       if (!st2) { // keep the reason of an array the loop does read at i + t + c
         if (attempt.reads.empty() && !specific.empty()) continue;
         last_reason = st2.error().message;
@@ -380,7 +466,10 @@ Expected<Window> analyze(const KernelAst &k) {
       const ASTContext &ctx = k.context();
       attempt.element = type_text(p->getType()->getPointeeType(), ctx);
       attempt.loop_type = type_text(loop->var->getType(), ctx);
-      attempt.offset_type = attempt.offset_var ? type_text(attempt.offset_var->getType(), ctx) : "long long";
+      attempt.offset_type =
+          type_text(attempt.offset_var ? attempt.offset_var->getType()
+                                       : attempt.reads[0].read->getIdx()->IgnoreParenImpCasts()->getType(),
+                    ctx);
       find_proven(k, attempt);
       return attempt;
     }
@@ -478,13 +567,12 @@ std::string epilogue_text(const KernelAst &k, const Window &w, long items, size_
 // Condition under which the original reads element `__kbcc_k` of the array:
 // the path of some windowed read with j = __kbcc_k (`fast`: proven guards hold).
 std::string load_guard(const KernelAst &k, const Window &w, bool fast) {
-  std::map<const VarDecl *, std::string> subst;
-  if (w.offset_var) subst[w.offset_var] = "((" + w.offset_type + ")(__kbcc_k))";
+  Subst subst = j_subst(k, w, w.c, "((" + w.offset_type + ")(__kbcc_k))");
   std::string any;
   for (const WindowRead &r : w.reads) {
     std::string all = "true";
     for (const auto &[cond, taken] : r.path) {
-      if (fast && taken && w.proven.count(cond)) continue;
+      if (fast && w.proven.count(cond)) continue;
       std::string c = *uniform_text(k, cond, subst);
       all += taken ? " && " + c : " && !" + c;
     }
@@ -516,8 +604,8 @@ std::string shared_index(const std::string &o, long items, long block) {
 // block's first read (jmin) to its last (jmax).
 std::string fast_condition(const Window &w, const std::string &cap) {
   std::string out = "__kbcc_all && __kbcc_lo < __kbcc_hi && __kbcc_jmax - __kbcc_jmin < " + cap;
-  for (const auto &[cond, terms] : w.proven)
-    for (const IntervalTerm &t : terms)
+  for (const auto &[cond, p] : w.proven)
+    for (const IntervalTerm &t : p.bounds)
       out += " && " + std::string(t.lower ? "__kbcc_jmin " : "__kbcc_jmax ") + t.op + " (long long)" + t.bound;
   return out;
 }
@@ -544,80 +632,98 @@ std::string loop_text(const KernelAst &k, const Window &w, long items, long bloc
       repls.push_back({at, at, "__attribute__((unused)) "});
   }
   if (fast)
-    for (const auto &[cond, terms] : w.proven) {
+    for (const auto &[cond, p] : w.proven) {
       size_t cb = 0, cx = 0;
       k.span(cond->getSourceRange(), cb, cx);
-      repls.push_back({cb, cx, "true"});
+      repls.push_back({cb, cx, p.holds ? "true" : "false"});
     }
   for (Repl &r : item_repls(k, w, "__kbcc_unused"))
     repls.push_back(std::move(r));
   std::string R = std::to_string(items), t = w.loop.var->getName().str();
   std::string S = std::to_string(phase_stride(items, block)) + "u";
-  // Slot `slot` of the window for step `t`: element o = items * threadIdx.x + m
-  // of the block's shared window, m = t - lo + slot (fast), or element
-  // i0 + t + c + slot of the array under its read's guard (general).
+  const bool up = direction(w.c) > 0;
+  const std::string fresh = up ? std::to_string(items - 1) : "0"; // the slot loaded at each step
+  // Slot `slot` of the window at step t: element o = items * threadIdx.x + m of
+  // the block's shared window (fast; m = t - lo + slot going up, hi - 1 - t +
+  // slot going down), or element i0 + slot +- t + c of the array under its
+  // reads' guard, when a live thread of the group reads it (general).
   auto fast_load = [&](const std::string &m, const std::string &slot) {
     return "{ const unsigned __kbcc_m = " + m + "; __kbcc_w[" + slot + "] = __kbcc_sh[__kbcc_m % " + R + "u * " + S +
            " + threadIdx.x + __kbcc_m / " + R + "u]; }";
   };
+  auto fast_m = [&](const std::string &slot) {
+    return up ? "(unsigned)(" + t + " - __kbcc_lo) + " + slot : "(unsigned)(__kbcc_hi - 1 - " + t + ") + " + slot;
+  };
   std::string guard = load_guard(k, w, false);
   auto load = [&](const std::string &slot) {
-    return "{ const long long __kbcc_k = __kbcc_i0 + (long long)" + t + " + __kbcc_c + " + slot + "; if (__kbcc_need(" +
-           t + " + " + slot + ") && " + guard + ") __kbcc_w[" + slot + "] = " + w.array->getName().str() +
-           "[__kbcc_k]; }";
+    return "{ const long long __kbcc_k = __kbcc_i0 + " + slot + (up ? " + " : " - ") + "(long long)" + t +
+           " + __kbcc_c; if (__kbcc_need(" + t + ", " + slot + ") && " + guard + ") __kbcc_w[" + slot +
+           "] = " + w.array->getName().str() + "[__kbcc_k]; }";
   };
+  // The slots a step inherits, loaded before the first step.
+  std::string preload = "    #pragma unroll\n    for (int __kbcc_s = " + std::string(up ? "0" : "1") + "; __kbcc_s < " +
+                        (up ? std::to_string(items - 1) : R) + "; ++__kbcc_s) ";
   // One step: the body for each (live) thread of the group, then the shift.
   std::string step = "      #pragma unroll\n      for (int __kbcc_r = 0; __kbcc_r < " + R + "; ++__kbcc_r) {\n";
   if (!fast) step += "        if (!__kbcc_live[__kbcc_r]) continue;\n";
   if (idiom_in(k, w, b, x)) step += "  " + kItem + R + "ull + __kbcc_r;\n";
   step += "        " + spliced(src, b, x, disjoint(repls)) + "\n      }\n";
-  step += "      #pragma unroll\n      for (int __kbcc_s = 0; __kbcc_s + 1 < " + R +
-          "; ++__kbcc_s) __kbcc_w[__kbcc_s] = __kbcc_w[__kbcc_s + 1];\n";
-  std::string last = std::to_string(items - 1);
-  if (!fast) {
-    return "    #pragma unroll\n    for (int __kbcc_s = 0; __kbcc_s + 1 < " + R + "; ++__kbcc_s) { const " +
-           w.loop_type + " " + t + " = " + w.lo + "; " + load("__kbcc_s") + " }\n    for (" + w.loop_type + " " + t +
-           " = " + w.lo + "; " + t + " < " + w.hi + "; ++" + t + ") {\n      " + load(last) + "\n" + step + "    }\n";
-  }
-  // Steps in groups of `items`, so that each load's phase is a constant and
-  // the shifts become register renaming, then the remaining steps.
-  std::string out = "    #pragma unroll\n    for (int __kbcc_s = 0; __kbcc_s + 1 < " + R + "; ++__kbcc_s) " +
-                    fast_load("(unsigned)__kbcc_s", "__kbcc_s") + "\n";
+  step += up ? "      #pragma unroll\n      for (int __kbcc_s = 0; __kbcc_s + 1 < " + R +
+                   "; ++__kbcc_s) __kbcc_w[__kbcc_s] = __kbcc_w[__kbcc_s + 1];\n"
+             : "      #pragma unroll\n      for (int __kbcc_s = " + std::to_string(items - 1) +
+                   "; __kbcc_s > 0; --__kbcc_s) __kbcc_w[__kbcc_s] = __kbcc_w[__kbcc_s - 1];\n";
+  std::string header =
+      "    for (" + w.loop_type + " " + t + " = " + w.lo + "; " + t + " < " + w.hi + "; ++" + t + ") {\n";
+  if (!fast)
+    return preload + "{ const " + w.loop_type + " " + t + " = " + w.lo + "; " + load("__kbcc_s") + " }\n" + header +
+           "      " + load(fresh) + "\n" + step + "    }\n";
+  std::string out = preload + "{ __attribute__((unused)) const " + w.loop_type + " " + t + " = " + w.lo + "; " +
+                    fast_load(fast_m("__kbcc_s"), "__kbcc_s") + " }\n";
+  if (!up) return out + header + "      " + fast_load(fast_m(fresh), fresh) + "\n" + step + "    }\n";
+  // Going up, steps run in groups of `items`: each load's phase is a
+  // constant and the shifts become register renaming. Then the rest.
   out += "    " + w.loop_type + " __kbcc_t = " + w.lo + ";\n";
   out += "    for (unsigned __kbcc_g = 0; __kbcc_t + " + R + " <= " + w.hi + "; __kbcc_t += " + R + ", ++__kbcc_g) {\n";
   out += "      #pragma unroll\n      for (int __kbcc_q = 0; __kbcc_q < " + R + "; ++__kbcc_q) {\n";
-  out += "      const " + w.loop_type + " " + t + " = __kbcc_t + __kbcc_q;\n";
-  out += "      { const unsigned __kbcc_m = __kbcc_q + " + last + "; __kbcc_w[" + last + "] = __kbcc_sh[__kbcc_m % " +
+  out += "      __attribute__((unused)) const " + w.loop_type + " " + t + " = __kbcc_t + __kbcc_q;\n";
+  out += "      { const unsigned __kbcc_m = __kbcc_q + " + fresh + "; __kbcc_w[" + fresh + "] = __kbcc_sh[__kbcc_m % " +
          R + "u * " + S + " + threadIdx.x + __kbcc_g + __kbcc_m / " + R + "u]; }\n";
   out += step + "      }\n    }\n";
   out += "    for (; __kbcc_t < " + w.hi + "; ++__kbcc_t) {\n      const " + w.loop_type + " " + t + " = __kbcc_t;\n";
-  out += "      " + fast_load("(unsigned)(" + t + " - __kbcc_lo) + " + last, last) + "\n" + step + "    }\n";
+  out += "      " + fast_load(fast_m(fresh), fresh) + "\n" + step + "    }\n";
   return out;
 }
 
 // The loop over t, replaced by the windowed loops.
 std::string window_text(const KernelAst &k, const Window &w, long items, long block) {
-  std::string R = std::to_string(items);
+  std::string R = std::to_string(items), d = direction(w.c) > 0 ? "+" : "-";
   std::string out = "  {\n";
   out += "    const long long __kbcc_i0 = (long long)(((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) * " +
          R + "ull);\n";
   out += "    const long long __kbcc_lo = (long long)" + w.lo + ", __kbcc_hi = (long long)" + w.hi +
-         ", __kbcc_c = (long long)" + w.c + ";\n";
+         ", __kbcc_c = (long long)" + constant(w.c) + ";\n";
   out += "    bool __kbcc_all = true;\n    #pragma unroll\n    for (int __kbcc_r = 0; __kbcc_r < " + R +
          "; ++__kbcc_r) __kbcc_all = __kbcc_all && __kbcc_live[__kbcc_r];\n";
-  // Whether a live thread of the group reads the element of step `tap` at slot 0.
-  out += "    auto __kbcc_need = [&](long long __kbcc_t0) {\n      bool __kbcc_n = false;\n"
+  // Whether a live thread q of the group reads slot s of step t: it does at
+  // step t +- (s - q), if that step is in the loop's range.
+  out += "    auto __kbcc_need = [&](long long __kbcc_t0, long long __kbcc_s0) {\n      bool __kbcc_n = false;\n"
          "      #pragma unroll\n      for (int __kbcc_q = 0; __kbcc_q < " +
-         R +
-         "; ++__kbcc_q)\n        __kbcc_n = __kbcc_n || (__kbcc_live[__kbcc_q] && __kbcc_t0 - __kbcc_q >= __kbcc_lo "
-         "&& __kbcc_t0 - __kbcc_q < __kbcc_hi);\n      return __kbcc_n;\n    };\n";
+         R + "; ++__kbcc_q) {\n        const long long __kbcc_tq = __kbcc_t0 " + d +
+         " (__kbcc_s0 - __kbcc_q);\n"
+         "        __kbcc_n = __kbcc_n || (__kbcc_live[__kbcc_q] && __kbcc_tq >= __kbcc_lo && __kbcc_tq < __kbcc_hi);\n"
+         "      }\n      return __kbcc_n;\n    };\n";
   out += "    " + w.element + " __kbcc_w[" + R + "];\n";
   // The elements the block's threads read, [jmin, jmax], staged once.
   std::string cap = std::to_string(block * items + kHalo);
   out += "    __shared__ " + w.element + " __kbcc_sh[" + std::to_string(items * phase_stride(items, block)) + "];\n";
-  out += "    const long long __kbcc_b0 = (long long)blockIdx.x * blockDim.x * " + R +
-         ", __kbcc_jmin = __kbcc_b0 + __kbcc_lo + __kbcc_c, __kbcc_jmax = __kbcc_b0 + (long long)blockDim.x * " + R +
-         " - 1 + __kbcc_hi - 1 + __kbcc_c;\n";
+  out += "    const long long __kbcc_b0 = (long long)blockIdx.x * blockDim.x * " + R + ";\n";
+  out += direction(w.c) > 0
+             ? "    const long long __kbcc_jmin = __kbcc_b0 + __kbcc_lo + __kbcc_c, __kbcc_jmax = __kbcc_b0 + "
+               "(long long)blockDim.x * " +
+                   R + " - 1 + __kbcc_hi - 1 + __kbcc_c;\n"
+             : "    const long long __kbcc_jmin = __kbcc_b0 - (__kbcc_hi - 1) + __kbcc_c, __kbcc_jmax = __kbcc_b0 + "
+               "(long long)blockDim.x * " +
+                   R + " - 1 - __kbcc_lo + __kbcc_c;\n";
   out += "    if (__syncthreads_and(" + fast_condition(w, cap) + ")) {\n";
   out +=
       "      for (long long __kbcc_e = threadIdx.x; __kbcc_e <= __kbcc_jmax - __kbcc_jmin; __kbcc_e += blockDim.x) {\n"

@@ -643,7 +643,7 @@ TEST(Transforms, SlidingWindowKeepsTheGroupsReadsInRegisters) {
   EXPECT_NE(out.source.find("acc[__kbcc_r] += w[t] * __kbcc_w[__kbcc_r];"), std::string::npos);
   // The general copy loads an element only under the read's own guard, with j = k.
   EXPECT_NE(out.source.find("(((int)(__kbcc_k)) >= 0 && ((int)(__kbcc_k)) < n)"), std::string::npos);
-  EXPECT_NE(out.source.find("__kbcc_need(t + 3)"), std::string::npos);
+  EXPECT_NE(out.source.find("if (__kbcc_need(t, 3) && (true && (((int)(__kbcc_k)) >= 0"), std::string::npos);
   // The block's copy drops the bounds it proves over [jmin, jmax].
   EXPECT_NE(out.source.find("__kbcc_jmin >= (long long)(0) && __kbcc_jmax < (long long)(n)"), std::string::npos);
   EXPECT_NE(out.source.find("if (true) acc[__kbcc_r]"), std::string::npos);
@@ -673,7 +673,7 @@ TEST(Transforms, SlidingWindowRefusesWhatItCannotProve) {
       {fir_with("if (j >= 0 && j < n)", "if (t != 3 && j >= 0 && j < n)"), "the loop reads no element"},
       {fir_with("if (j >= 0 && j < n)", "if (j >= 0 && j < n && x[0] > 0.0f)"), "the loop reads no element"},
       {fir_with("acc += w[t] * x[j];", "{ if (acc > 1e9f) break; acc += w[t] * x[j]; }"),
-       "the loop body has return, break, continue or goto"},
+       "the loop body has return, break or goto"},
       {fir_with("for (int t = 0; t < taps; ++t)", "for (int t = 0; t < taps; t += 2)"), "not a counted loop"},
       {fir_with("int j = i + t - half;", "int j = 2 * i + t - half;"), "the loop reads no element"},
       {fir_with("for (int t = 0; t < taps; ++t)", "for (int t = 0; t < i; ++t)"), "bounds differ between threads"},
@@ -683,4 +683,31 @@ TEST(Transforms, SlidingWindowRefusesWhatItCannotProve) {
     EXPECT_NE(refusal("sliding_window", c.source).find(c.reason), std::string::npos)
         << c.reason << "\n"
         << refusal("sliding_window", c.source);
+}
+
+TEST(Transforms, SlidingWindowReadsTheIndexWrittenOutInGuards) {
+  // No local j: the guard and the read spell i + t - half themselves.
+  Output out = applied("sliding_window",
+                       fir_with("    int j = i + t - half;\n    if (j >= 0 && j < n) acc += w[t] * x[j];",
+                                "    if (i + t - half >= 0 && i + t - half < n) acc += w[t] * x[i + t - half];"));
+  EXPECT_NE(out.source.find("__kbcc_jmin >= (long long)(0) && __kbcc_jmax < (long long)(n)"), std::string::npos)
+      << out.source;
+  EXPECT_NE(out.source.find("(((int)(__kbcc_k)) >= 0 && ((int)(__kbcc_k)) < n)"), std::string::npos);
+  EXPECT_NE(out.source.find("if (true) acc[__kbcc_r] += w[t] * __kbcc_w[__kbcc_r];"), std::string::npos);
+}
+
+TEST(Transforms, SlidingWindowFollowsContinue) {
+  // `if (C) continue;` guards what follows it with !C; C's bounds, failing
+  // over the block's window, make it `false` in the block's copy.
+  Output out = applied("sliding_window", fir_with("    if (j >= 0 && j < n) acc += w[t] * x[j];",
+                                                  "    if (j < 0 || j >= n) continue;\n    acc += w[t] * x[j];"));
+  EXPECT_NE(out.source.find("__kbcc_jmin >= (long long)(0) && __kbcc_jmax < (long long)(n)"), std::string::npos)
+      << out.source;
+  EXPECT_NE(out.source.find("if (false) continue;"), std::string::npos);
+  EXPECT_NE(out.source.find("!(((int)(__kbcc_k)) < 0 || ((int)(__kbcc_k)) >= n)"), std::string::npos);
+  // A continue in any other form hides the reads after it.
+  EXPECT_NE(refusal("sliding_window", fir_with("    if (j >= 0 && j < n) acc += w[t] * x[j];",
+                                               "    if (j < 0) { acc += 1.0f; continue; }\n    acc += w[t] * x[j];"))
+                .find("the loop reads no element"),
+            std::string::npos);
 }
