@@ -42,16 +42,6 @@ Status coarsen_body(const KernelAst &k, const IndexSpace &s, long factor, Edits 
   return retarget_items(k, s, "__kbcc_item", "__kbcc_next", e);
 }
 
-launch::LaunchMapping coarse_mapping(const IndexSpace &s, long block, long factor) {
-  launch::LaunchMapping m;
-  m.grid = {"ceil_div(grid.x * block.x, " + std::to_string(block * factor) + ")", "1", "1"};
-  m.block = {std::to_string(block), "1", "1"};
-  m.shared = "0";
-  m.preconditions = fixed_dims_preconditions(1);
-  m.preconditions.push_back(coverage_precondition(s, 0, block * factor));
-  return m;
-}
-
 bool valid_block(long block) { return block >= 32 && block <= 1024 && block % 32 == 0; }
 
 // Wraps the body of a 2-D kernel in a loop over `factor` consecutive rows;

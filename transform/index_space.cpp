@@ -76,6 +76,16 @@ launch::LaunchMapping tile_mapping(const IndexSpace &space, long unit_x, long un
   return m;
 }
 
+launch::LaunchMapping coarse_mapping(const IndexSpace &s, long block, long factor) {
+  launch::LaunchMapping m;
+  m.grid = {"ceil_div(grid.x * block.x, " + std::to_string(block * factor) + ")", "1", "1"};
+  m.block = {std::to_string(block), "1", "1"};
+  m.shared = "0";
+  m.preconditions = fixed_dims_preconditions(1);
+  m.preconditions.push_back(coverage_precondition(s, 0, block * factor));
+  return m;
+}
+
 Status returns_to_goto(const KernelAst &k, const clang::Stmt *body, const std::string &label, Edits &e) {
   Status status = Status::ok();
   std::function<void(const clang::Stmt *)> visit = [&](const clang::Stmt *s) {

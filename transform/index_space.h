@@ -52,6 +52,11 @@ Expected<Index2D> index_2d(const KernelAst &k);
 // the preconditions (fixed dimensions, coverage in x and y).
 launch::LaunchMapping tile_mapping(const IndexSpace &space, long unit_x, long unit_y, long block_x, long block_y);
 
+// The launch of a 1-D kernel whose threads each run `factor` of the
+// original's (in blocks of `block`): the grid shrinks to cover the same
+// threads; preconditions: fixed dimensions, coverage of block * factor.
+launch::LaunchMapping coarse_mapping(const IndexSpace &s, long block, long factor);
+
 // Edits making every `return` under `body` a `goto label;` (the end of an
 // item or pass, not of the thread). Error when one is written in a macro.
 Status returns_to_goto(const KernelAst &k, const clang::Stmt *body, const std::string &label, Edits &e);

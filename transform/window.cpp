@@ -771,13 +771,7 @@ Expected<Output> window_apply(const Input &in, const Params &params) {
   if (!text) return text.error();
   Output out;
   out.source = *text;
-  launch::LaunchMapping m;
-  m.grid = {"ceil_div(grid.x * block.x, " + std::to_string(block * items) + ")", "1", "1"};
-  m.block = {std::to_string(block), "1", "1"};
-  m.shared = "0";
-  m.preconditions = fixed_dims_preconditions(1);
-  m.preconditions.push_back(coverage_precondition(w->space, 0, block * items));
-  out.launch = m;
+  out.launch = coarse_mapping(w->space, block, items);
   out.numerics = cache::kNumericsExact;
   out.size_params.assign(w->space.bound_params.begin(), w->space.bound_params.end());
   return out;
