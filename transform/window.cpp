@@ -37,6 +37,7 @@
 #include "transform/transform.h"
 
 #include "clang/AST/ExprCXX.h"
+#include "clang/Lex/Lexer.h"
 
 #include <algorithm>
 #include <functional>
@@ -129,9 +130,20 @@ struct Subst {
 // Text of `e` computed the same by every thread: parameters, literals and
 // locals never assigned whose initializers are such text (inlined), with
 // `subst` applied. nullopt otherwise.
+// Offsets of `s` in the definition, also when it is a whole macro expansion
+// (`R` of `#define R 3`): then the text is the macro's invocation.
+bool span_of(const KernelAst &k, const Stmt *s, size_t &b, size_t &x) {
+  if (k.span(s->getSourceRange(), b, x)) return true;
+  SourceLocation first, last;
+  const LangOptions &lang = k.context().getLangOpts();
+  return Lexer::isAtStartOfMacroExpansion(s->getBeginLoc(), k.sources(), lang, &first) &&
+         Lexer::isAtEndOfMacroExpansion(s->getEndLoc(), k.sources(), lang, &last) &&
+         k.span(SourceRange(first, last), b, x);
+}
+
 std::optional<std::string> uniform_text(const KernelAst &k, const Expr *e, const Subst &subst, int depth = 0) {
   size_t b = 0, x = 0;
-  if (depth > 8 || !k.span(e->getSourceRange(), b, x)) return std::nullopt;
+  if (depth > 8 || !span_of(k, e, b, x)) return std::nullopt;
   std::vector<Repl> repls;
   bool ok = true;
   std::function<void(const Stmt *)> visit = [&](const Stmt *s) {
@@ -158,7 +170,10 @@ std::optional<std::string> uniform_text(const KernelAst &k, const Expr *e, const
         visit(c);
       return;
     }
-    if (!k.span(ref->getSourceRange(), rb, rx)) {
+    if (isa<ParmVarDecl>(v) && !subst.vars.count(v) && !v->getType()->isPointerType() &&
+        !v->getType()->isReferenceType() && !assigns(k.kernel()->getBody(), v))
+      return;                                     // kept as written
+    if (!k.span(ref->getSourceRange(), rb, rx)) { // replaced: must be written out
       ok = false;
       return;
     }
@@ -166,9 +181,6 @@ std::optional<std::string> uniform_text(const KernelAst &k, const Expr *e, const
       repls.push_back({rb, rx, it->second});
       return;
     }
-    if (isa<ParmVarDecl>(v) && !v->getType()->isPointerType() && !v->getType()->isReferenceType() &&
-        !assigns(k.kernel()->getBody(), v))
-      return;
     if (!v->hasLocalStorage() || !v->getInit() || !v->getType()->isScalarType() || v->getType().isVolatileQualified() ||
         assigns(k.kernel()->getBody(), v)) {
       ok = false;

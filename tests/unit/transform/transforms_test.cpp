@@ -711,3 +711,10 @@ TEST(Transforms, SlidingWindowFollowsContinue) {
                 .find("the loop reads no element"),
             std::string::npos);
 }
+
+TEST(Transforms, SlidingWindowKeepsMacrosOfTheOffset) {
+  // A whole macro expansion in the offset or a bound is written as its invocation.
+  Output out =
+      applied("sliding_window", "#define HALF 16\n" + fir_with("int j = i + t - half;", "int j = i + t - HALF;"));
+  EXPECT_NE(out.source.find("__kbcc_c = (long long)(0 - (HALF));"), std::string::npos) << out.source;
+}
