@@ -35,7 +35,19 @@ struct Context {
   // hash + transform id), in any trajectory: the same deterministic
   // candidates would be evaluated again, so other trajectories try others.
   std::set<std::string> lowered = {};
+  double started = 0; // clock() when the kernel's search began
 };
+
+// Monotonic seconds: the hooks' clock, or steady_clock.
+double clock_now(const LoopHooks &hooks) {
+  if (hooks.clock) return hooks.clock();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Whether the kernel's search has used its wall time (LoopOptions::kernel_seconds).
+bool out_of_time(const Context &c) {
+  return c.options.kernel_seconds > 0 && clock_now(c.hooks) - c.started >= c.options.kernel_seconds;
+}
 
 std::string lowered_key(const Candidate &start, const std::string &transform) {
   return hash_hex(start.source) + "/" + transform;
@@ -273,6 +285,10 @@ TrajectoryRecord run_trajectory(Context &c, int index, const Position &start, Rn
       t.stop_reason = "budget";
       break;
     }
+    if (out_of_time(c)) {
+      t.stop_reason = "time";
+      break;
+    }
     StepRecord step;
     step.index = d;
     StepEnd end;
@@ -414,7 +430,7 @@ Expected<KernelResult> optimize_kernel(const KernelTask &task, Evaluator &evalua
   budget.gpu_seconds += base->gpu_seconds;
   KernelResult result;
   result.baseline = *base;
-  Context c{task, evaluator, policy, lowerer, options, budget, hooks, result.baseline};
+  Context c{task, evaluator, policy, lowerer, options, budget, hooks, result.baseline, {}, clock_now(hooks)};
   auto state = extract_state(policy, base->metrics, options.state_threshold);
   if (!state) return state.error();
   Position start{Candidate{task.kernel.source, {}, "original"}, base->timing, base->metrics, state->name};
@@ -423,7 +439,7 @@ Expected<KernelResult> optimize_kernel(const KernelTask &task, Evaluator &evalua
   long planned_end = done ? *done + static_cast<long>(options.trajectories) * options.depth : 0;
   std::vector<TrajectoryRecord> window;
   for (int w = 0; w < options.trajectories; ++w) {
-    if (budget.exhausted(options)) break;
+    if (budget.exhausted(options) || out_of_time(c)) break;
     double before = result.speedup;
     TrajectoryRecord t = run_trajectory(c, w, start, root.fork(w), result, result.best_eval, done, total);
     if (hooks.store_trajectory) {

@@ -19,6 +19,7 @@ struct LoopOptions {
   int depth = 4;        // D (and past 4 steps)
   uint64_t seed = 1;
   double budget_gpu_seconds = 0;   // 0 = unlimited
+  double kernel_seconds = 100;     // wall time after which no step of a kernel starts; 0 = unlimited
   long budget_tokens = 0;          // 0 = unlimited
   double early_stop_gain = 0.01;   // a step/trajectory gaining less than this is "flat"
   int step_patience = 2;           // flat steps before a trajectory stops
@@ -103,6 +104,8 @@ struct LoopHooks {
   std::function<Expected<Usage>(Policy &, const std::vector<TrajectoryRecord> &)> learn;
   // Called after every step (done of total planned steps).
   std::function<void(long done, long total, const std::string &label)> progress;
+  // Monotonic seconds for LoopOptions::kernel_seconds; steady_clock when empty.
+  std::function<double()> clock;
 };
 
 // Runs the loop for one kernel. Error only when the baseline cannot be measured.

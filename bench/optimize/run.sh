@@ -52,6 +52,7 @@ fi
 
 opt_args=(--seed "${BENCH_SEED:-1}" --trajectories "${BENCH_TRAJECTORIES:-4}" --depth "${BENCH_DEPTH:-3}")
 [[ -n ${BENCH_BUDGET_GPU_SECONDS:-} ]] && opt_args+=(--budget-gpu-seconds "$BENCH_BUDGET_GPU_SECONDS")
+[[ -n ${BENCH_BUDGET_SECONDS:-} ]] && opt_args+=(--budget-seconds "$BENCH_BUDGET_SECONDS")
 read -r -a extra_args <<<"${BENCH_OPTIMIZE_ARGS:-}"
 opt_args+=("${extra_args[@]}")
 

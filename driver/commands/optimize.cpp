@@ -15,7 +15,7 @@ namespace {
 
 constexpr const char *kUsage =
     "usage: kbcc optimize [--kernel NAME|HASH] [--trajectories W] [--depth D] [--seed S]\n"
-    "                     [--budget-gpu-seconds N] [--budget-tokens N] [--no-llm]\n"
+    "                     [--budget-gpu-seconds N] [--budget-seconds N] [--budget-tokens N] [--no-llm]\n"
     "       kbcc optimize --transform ID --source FILE [--kernel NAME] [--arch sm_XX] [-I DIR] [-D NAME[=V]]\n"
     "                     [--block X[,Y,Z]] [--param KEY=VALUE]...\n"
     "\n"
@@ -35,6 +35,7 @@ constexpr const char *kUsage =
     "  --depth D                 steps per trajectory (default 4)\n"
     "  --seed S                  seed of the selector (default 1); same seed, same choices\n"
     "  --budget-gpu-seconds N    stop after N seconds of GPU work (default: unlimited)\n"
+    "  --budget-seconds N        start no step of a kernel after N seconds on it (default 100; 0: unlimited)\n"
     "  --budget-tokens N         stop after N LLM tokens (default: unlimited)\n"
     "  --no-llm                  mechanical transforms only, even when llm_api is set\n"
     "\n"
@@ -188,6 +189,9 @@ bool parse_loop_flags(const std::vector<std::string> &args, agent::RunRequest &r
     } else if (a == "--budget-gpu-seconds") {
       if (!value(v)) return false;
       req.loop.budget_gpu_seconds = static_cast<double>(v);
+    } else if (a == "--budget-seconds") {
+      if (!value(v)) return false;
+      req.loop.kernel_seconds = static_cast<double>(v);
     } else if (a == "--budget-tokens") {
       if (!value(v)) return false;
       req.loop.budget_tokens = v;

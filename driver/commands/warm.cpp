@@ -26,7 +26,7 @@ namespace {
 constexpr const char *kUsage =
     "usage: kbcc warm --arch sm_XX [--queue redis://HOST[:PORT][/DB]] [--dry-run] [--no-pull]\n"
     "                 [--trajectories W] [--depth D] [--seed S] [--budget-gpu-seconds N]\n"
-    "                 [--budget-tokens N] [--no-llm]\n"
+    "                 [--budget-seconds N] [--budget-tokens N] [--no-llm]\n"
     "\n"
     "Warms the variant cache for a GPU architecture: runs `kbcc optimize` for every\n"
     "registry kernel built for sm_XX that has replayable captures, recorded on any GPU,\n"

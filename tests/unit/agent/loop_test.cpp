@@ -126,6 +126,33 @@ TEST(Loop, SameSeedReproducesTheRun) {
   EXPECT_NE(ja, jc);
 }
 
+TEST(Loop, WallTimeStopsAKernelsSearch) {
+  // A clock that advances 10 s per reading: the search may start steps until
+  // 25 s have passed, then every trajectory stops with reason "time".
+  Fixture f;
+  double t = 0;
+  f.hooks.clock = [&t] { return t += 10; };
+  f.options.kernel_seconds = 25;
+  KernelResult r = f.run();
+  int steps = 0;
+  for (const auto &tr : r.trajectories)
+    steps += static_cast<int>(tr.steps.size());
+  EXPECT_EQ(steps, 1);
+  ASSERT_FALSE(r.trajectories.empty());
+  EXPECT_EQ(r.trajectories.front().stop_reason, "time");
+  EXPECT_EQ(r.trajectories.size(), 1u); // no trajectory starts after the limit
+
+  // 0: no limit, the same clock notwithstanding.
+  Fixture g;
+  g.hooks.clock = [&t] { return t += 10; };
+  g.options.kernel_seconds = 0;
+  KernelResult all = g.run();
+  int all_steps = 0;
+  for (const auto &tr : all.trajectories)
+    all_steps += static_cast<int>(tr.steps.size());
+  EXPECT_GT(all_steps, 1);
+}
+
 TEST(Loop, GpuBudgetStopsTheRun) {
   Fixture f;
   f.options.budget_gpu_seconds = 3.5; // baseline 1 s + a few evaluations
