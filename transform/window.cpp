@@ -1,36 +1,38 @@
 // sliding_window: the lowering of register_caching_reuse for 1-D windows. A
-// global-index kernel (x only) whose threads each read X[i + t + c] in a loop
-// over t (i the thread's global index, c the same for every thread, X an
-// array the kernel only reads) re-reads every element of X once per value of
-// t. Here each thread runs `items` consecutive threads of the original and
-// keeps the `items` elements they read at one t in registers: per step of t
-// it loads one new element, shifts the others down, and runs the loop body
-// of each of its threads with X[i + t + c] read from the registers. The
-// loops over the threads are unrolled, so their locals stay in registers.
+// global-index kernel (x only) whose threads each read X[i + t + c] (or
+// X[i - t + c]) in a loop over t (i the thread's global index, c the same
+// for every thread, X an array the kernel only reads) re-reads every element
+// of X once per value of t. Here each thread runs `items` consecutive
+// threads of the original and keeps the `items` elements they read at one t
+// in registers: per step it loads one new element, runs the loop body of
+// each of its threads with the read served from the registers, and shifts
+// the window. The loops over the threads are unrolled, so their locals stay
+// in registers.
 //
 // Legal when, on top of index_space (no barriers, warp operations, shared
 // memory or unseen calls; builtins only in the global-index idiom):
 //   - the loop is a top-level counted loop (t from lo, step 1, to hi) whose
 //     bounds are the same for every thread (built from parameters, literals
 //     and never-assigned locals computed from those);
-//   - its body stores nothing to memory and has no return, break, continue
-//     or goto, so every thread runs every step;
+//   - its body stores nothing to memory and has no return, break or goto,
+//     so every thread runs every step;
 //   - X is a pointer parameter used only in reads X[...], so no thread can
 //     change what another reads;
 //   - a windowed read sits under `if`s only (not in a nested loop, a switch,
-//     a conditional operator or the right of && and ||), whose conditions
-//     read only a local j = i + t + c of the body, parameters and uniform
-//     locals: the original thread then reads X[k] at step t exactly when
-//     those conditions hold for j = k, and a register is loaded only for
-//     such a k that a live thread of the group needs;
+//     a conditional operator or the right of && and ||), after no `continue`
+//     other than `if (C) continue;`; the conditions on its path read only
+//     j = i +- t + c (a local of the body, or written out), parameters and
+//     uniform locals. The original thread then reads X[k] at a step exactly
+//     when its path holds for j = k, and a register is loaded only for such
+//     a k that a live thread of the group needs;
 //   - the statements before the loop declare scalars (each becomes one
 //     value per thread of the group) and may end a thread early with
 //     `return` (the thread then takes no part).
-// When every thread of the group is live and the conditions are bounds
-// j >= A / j < B (signed, A and B uniform) that hold over the whole window,
-// a second copy of the loop runs with those conditions removed and the
-// loads unconditional. Each thread's own operations keep their order: the
-// results are bit-identical.
+// A block whose threads are all live, whose window fits the shared buffer
+// and whose conditions that are bounds on j (signed, uniform bounds) hold
+// over its whole window stages that window in shared memory once and runs a
+// copy of the loop with those conditions decided. Each thread's own
+// operations keep their order: the results are bit-identical.
 #include "cache/variant.h"
 #include "transform/edits.h"
 #include "transform/index_space.h"
@@ -79,7 +81,8 @@ struct Window {
   CountedLoop loop;
   const ParmVarDecl *array = nullptr;
   const VarDecl *offset_var = nullptr; // local j = J of the loop body, if any
-  std::string c, lo, hi;               // uniform texts: J - i - t, the loop's first and last-plus-one t
+  std::string c;                       // offset_of's key of the window: the sign of t, then c
+  std::string lo, hi;                  // uniform texts: the loop's first and last-plus-one t
   std::vector<WindowRead> reads;
   std::vector<const VarDecl *> expanded; // locals declared before the loop
   std::map<const Expr *, Proven> proven; // guards decided by bounds on j
