@@ -126,6 +126,14 @@ TEST(Loop, SameSeedReproducesTheRun) {
   EXPECT_NE(ja, jc);
 }
 
+// Steps run over all trajectories of `r`.
+static int steps_of(const KernelResult &r) {
+  int n = 0;
+  for (const auto &t : r.trajectories)
+    n += static_cast<int>(t.steps.size());
+  return n;
+}
+
 TEST(Loop, WallTimeStopsAKernelsSearch) {
   // A clock that advances 10 s per reading: the search may start steps until
   // 25 s have passed, then every trajectory stops with reason "time".
@@ -134,10 +142,7 @@ TEST(Loop, WallTimeStopsAKernelsSearch) {
   f.hooks.clock = [&t] { return t += 10; };
   f.options.kernel_seconds = 25;
   KernelResult r = f.run();
-  int steps = 0;
-  for (const auto &tr : r.trajectories)
-    steps += static_cast<int>(tr.steps.size());
-  EXPECT_EQ(steps, 1);
+  EXPECT_EQ(steps_of(r), 1);
   ASSERT_FALSE(r.trajectories.empty());
   EXPECT_EQ(r.trajectories.front().stop_reason, "time");
   EXPECT_EQ(r.trajectories.size(), 1u); // no trajectory starts after the limit
@@ -146,11 +151,7 @@ TEST(Loop, WallTimeStopsAKernelsSearch) {
   Fixture g;
   g.hooks.clock = [&t] { return t += 10; };
   g.options.kernel_seconds = 0;
-  KernelResult all = g.run();
-  int all_steps = 0;
-  for (const auto &tr : all.trajectories)
-    all_steps += static_cast<int>(tr.steps.size());
-  EXPECT_GT(all_steps, 1);
+  EXPECT_GT(steps_of(g.run()), 1);
 }
 
 TEST(Loop, GpuBudgetStopsTheRun) {
