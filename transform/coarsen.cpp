@@ -209,10 +209,14 @@ Expected<Output> privatize_apply(const Input &in, const Params &params) {
     if (!k.span(u.call->getSourceRange(), b, x)) return not_applicable("an atomic is written in a macro");
     std::string index = k.text(u.index->getSourceRange()), value = k.text(u.value->getSourceRange());
     if (index.empty() || value.empty()) return not_applicable("an atomic's operands are written in a macro");
-    e.replace(b, past_semicolon(src, x),
-              "{ const auto __kbcc_at = (" + index + "); if ((unsigned long long)__kbcc_at < " + n +
-                  "ull) atomicAdd(&__kbcc_bins[__kbcc_at], " + value + "); else atomicAdd(&" + a + "[__kbcc_at], " +
-                  value + "); }");
+    std::string update = "{ const auto __kbcc_at = (";
+    update += index;
+    update += "); if ((unsigned long long)__kbcc_at < " + n + "ull) atomicAdd(&__kbcc_bins[__kbcc_at], ";
+    update += value;
+    update += "); else atomicAdd(&" + a + "[__kbcc_at], ";
+    update += value;
+    update += "); }";
+    e.replace(b, past_semicolon(src, x), update);
   }
   auto text = e.apply(src);
   if (!text) return text.error();

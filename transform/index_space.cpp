@@ -42,8 +42,12 @@ std::string coverage_precondition(const IndexSpace &space, int dim, long unit) {
   std::string axis = dim == 0 ? "x" : "y";
   std::string extent = "grid." + axis + " * block." + axis;
   std::string out = "(" + extent + ") % " + std::to_string(unit) + " == 0";
-  for (const std::string &b : space.bounds[dim])
-    out += " || " + b + " <= " + extent;
+  for (const std::string &b : space.bounds[dim]) {
+    out += " || ";
+    out += b;
+    out += " <= ";
+    out += extent;
+  }
   return out;
 }
 
