@@ -85,10 +85,7 @@ bool writes_memory_at(const Stmt *s, int depth) {
     if (const auto *op = dyn_cast<CXXOperatorCallExpr>(x); op && op->isAssignmentOp()) found = is_memory(op->getArg(0));
     if (const auto *call = dyn_cast<CallExpr>(x); call && !isa<CXXOperatorCallExpr>(x)) {
       std::string n = callee_name(call);
-      if (is_atomic(n) || name_starts(n, {"__st", "printf"}))
-        found = true;
-      else if (depth <= 8 && callee_does(call, writes_at, depth))
-        found = true;
+      found = is_atomic(n) || name_starts(n, {"__st", "printf"}) || (depth <= 8 && callee_does(call, writes_at, depth));
     }
   });
   return found;
@@ -103,10 +100,7 @@ bool reads_memory_at(const Stmt *s, int depth) {
     if (const auto *c = dyn_cast<CompoundAssignOperator>(x)) found = is_memory(c->getLHS());
     if (const auto *call = dyn_cast<CallExpr>(x); call && !isa<CXXOperatorCallExpr>(x)) {
       std::string n = callee_name(call);
-      if (is_atomic(n) || name_starts(n, {"__ld"}))
-        found = true;
-      else if (callee_does(call, reads_at, depth))
-        found = true;
+      found = is_atomic(n) || name_starts(n, {"__ld"}) || callee_does(call, reads_at, depth);
     }
     if (const auto *ctor = dyn_cast<CXXConstructExpr>(x))
       for (const Expr *a : ctor->arguments())

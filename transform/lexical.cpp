@@ -10,14 +10,9 @@
 
 namespace kbcc::transform {
 using tooling::find_loops;
-using tooling::has_identifier;
-using tooling::KernelText;
 using tooling::Loop;
 using tooling::mask_code;
-using tooling::param_name;
-using tooling::param_signature;
 using tooling::parse_kernel_text;
-using tooling::split_params;
 namespace {
 
 // Inserts `attr` right before the kernel name ("__global__ void ATTR name(").

@@ -321,7 +321,7 @@ Expected<Output> apply(const Input &in, const Params &params) {
   long bytes = 0;
   for (const TileLoad &l : b->plan.loads)
     bytes = std::max<long>(bytes, k.context().getTypeSizeInChars(l.expr->getType()).getQuantity());
-  if (2 * s->bk * (s->tile + 4) * bytes > 48 * 1024) return not_applicable("the tiles need more than 48 KiB");
+  if (2L * s->bk * (s->tile + 4) * bytes > 48L * 1024) return not_applicable("the tiles need more than 48 KiB");
   Generator g(k, *b, *s);
   auto body = g.kernel_body();
   if (!body) return body.error();
