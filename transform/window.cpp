@@ -27,7 +27,9 @@
 //     a k that a live thread of the group needs;
 //   - the statements before the loop declare scalars (each becomes one
 //     value per thread of the group) and may end a thread early with
-//     `return` (the thread then takes no part).
+//     `return` (the thread then takes no part); the loop may also be at the
+//     top level of `if (C) { ... }`, the body's last statement, whose test
+//     ends the thread the same way.
 // A block whose threads are all live, whose window fits the shared buffer
 // and whose conditions that are bounds on j (signed, uniform bounds) hold
 // over its whole window stages that window in shared memory once and runs a
@@ -77,7 +79,10 @@ struct Proven {
 struct Window {
   IndexSpace space;
   const CompoundStmt *body = nullptr;
-  size_t loop_at = 0; // index of the loop among the body's statements
+  const IfStmt *wrapper = nullptr;         // `if (C) { ... }`, the body's last statement, holding the loop
+  const CompoundStmt *scope = nullptr;     // the block whose top level holds the loop
+  size_t loop_at = 0;                      // index of the loop among the scope's statements
+  std::vector<const Stmt *> before, after; // what runs before (the wrapper's test aside) and after the loop
   CountedLoop loop;
   const ParmVarDecl *array = nullptr;
   const VarDecl *offset_var = nullptr; // local j = J of the loop body, if any
@@ -387,8 +392,8 @@ void find_offset_var(const KernelAst &k, Window &w) {
 
 // Checks the statements before the loop and lists the locals they declare.
 Status check_prologue(Window &w) {
-  for (size_t n = 0; n < w.loop_at; ++n) {
-    const auto *d = dyn_cast<DeclStmt>(w.body->body_begin()[n]);
+  for (const Stmt *st : w.before) {
+    const auto *d = dyn_cast<DeclStmt>(st);
     if (!d) continue;
     for (const Decl *decl : d->decls()) {
       const auto *v = dyn_cast<VarDecl>(decl);
@@ -420,48 +425,52 @@ void find_proven(const KernelAst &k, Window &w) {
     }
 }
 
-Expected<Window> analyze(const KernelAst &k) {
-  auto s = index_space(k, /*allow_2d=*/false, /*allow_atomics=*/true);
-  if (!s) return s.error();
-  Window w;
-  w.space = *s;
-  w.body = s->body;
-  w.indexes = index_variables(w.body, 0);
-  std::string last_reason = "the kernel has no top-level loop that reads a parameter array at i + t + c";
-  size_t n = 0;
-  for (const Stmt *st : w.body->body()) {
-    const auto *f = dyn_cast<ForStmt>(st);
-    if (!f) {
-      ++n;
-      continue;
+// The window of a loop at the top level of `scope` (the body, or the block of
+// the body's last statement `wrapper`); `reason` says why there is none.
+std::optional<Window> search(const KernelAst &k, const Window &base, const CompoundStmt *scope, const IfStmt *wrapper,
+                             std::string &reason) {
+  std::vector<const Stmt *> prefix;
+  if (wrapper)
+    for (const Stmt *st : base.body->body()) {
+      if (st == wrapper) break;
+      prefix.push_back(st);
     }
+  size_t n = 0;
+  for (const Stmt *st : scope->body()) {
+    const auto *f = dyn_cast<ForStmt>(st);
+    size_t at = n++;
+    if (!f) continue;
     auto loop = counted_loop(f);
     if (!loop) {
-      last_reason = "the loop is not a counted loop (t from a start, step 1, to a bound)";
-      ++n;
+      reason = "the loop is not a counted loop (t from a start, step 1, to a bound)";
       continue;
     }
-    Window cand = w;
+    Window cand = base;
     cand.loop = *loop;
-    cand.loop_at = n++;
+    cand.wrapper = wrapper;
+    cand.scope = scope;
+    cand.loop_at = at;
+    cand.before = prefix;
+    cand.before.insert(cand.before.end(), scope->body_begin(), scope->body_begin() + at);
+    cand.after.assign(scope->body_begin() + at + 1, scope->body_end());
     auto lo = uniform_text(k, loop->init, {}), hi = uniform_text(k, loop->bound, {});
     if (!lo || !hi) {
-      last_reason = "the loop's bounds differ between threads";
+      reason = "the loop's bounds differ between threads";
       continue;
     }
     if (!loop->var->getType()->isSignedIntegerType()) {
-      last_reason = "the loop variable is not a signed integer";
+      reason = "the loop variable is not a signed integer";
       continue;
     }
     cand.lo = *lo;
     cand.hi = loop->inclusive ? "(" + *hi + " + 1)" : *hi;
     const Stmt *lb = loop->loop->getBody();
     if (writes_memory(lb) || effects_in(lb).atomics) {
-      last_reason = "the loop body stores to memory";
+      reason = "the loop body stores to memory";
       continue;
     }
     if (has_return(lb) || has_break_or_goto(lb)) {
-      last_reason = "the loop body has return, break or goto";
+      reason = "the loop body has return, break or goto";
       continue;
     }
     std::string specific;
@@ -473,11 +482,14 @@ Expected<Window> analyze(const KernelAst &k) {
       auto st2 = find_reads(k, attempt);
       if (!st2) { // keep the reason of an array the loop does read at i + t + c
         if (attempt.reads.empty() && !specific.empty()) continue;
-        last_reason = st2.error().message;
-        if (st2.error().message.find("is used other than") != std::string::npos) specific = last_reason;
+        reason = st2.error().message;
+        if (reason.find("is used other than") != std::string::npos) specific = reason;
         continue;
       }
-      if (auto st3 = check_prologue(attempt); !st3) return st3.error();
+      if (auto st3 = check_prologue(attempt); !st3) {
+        reason = st3.error().message;
+        return std::nullopt;
+      }
       const ASTContext &ctx = k.context();
       attempt.element = type_text(p->getType()->getPointeeType(), ctx);
       attempt.loop_type = type_text(loop->var->getType(), ctx);
@@ -489,7 +501,31 @@ Expected<Window> analyze(const KernelAst &k) {
       return attempt;
     }
   }
-  return not_applicable(last_reason);
+  return std::nullopt;
+}
+
+Expected<Window> analyze(const KernelAst &k) {
+  auto s = index_space(k, /*allow_2d=*/false, /*allow_atomics=*/true);
+  if (!s) return s.error();
+  Window w;
+  w.space = *s;
+  w.body = s->body;
+  w.indexes = index_variables(w.body, 0);
+  const std::string none = "the kernel has no top-level loop that reads a parameter array at i + t + c";
+  std::string reason = none;
+  if (auto found = search(k, w, w.body, nullptr, reason)) return *found;
+  // The body's last statement `if (C) { ... }` (the thread's guard): the loop
+  // may be at the top level of its block.
+  const IfStmt *wrapper = nullptr;
+  for (const Stmt *st : w.body->body())
+    if (!isa<NullStmt>(st)) wrapper = dyn_cast<IfStmt>(st);
+  const auto *inner = wrapper ? dyn_cast<CompoundStmt>(wrapper->getThen()) : nullptr;
+  if (inner && !wrapper->getElse() && !wrapper->getInit() && !wrapper->getConditionVariable()) {
+    std::string inner_reason = none;
+    if (auto found = search(k, w, inner, wrapper, inner_reason)) return *found;
+    if (reason == none) reason = inner_reason;
+  }
+  return not_applicable(reason);
 }
 
 // Replacements that make code run as thread `__kbcc_r` of the group: the
@@ -535,13 +571,14 @@ bool idiom_in(const KernelAst &k, const Window &w, size_t b, size_t x) {
   return false;
 }
 
-// The statements before the loop, once per thread of the group.
+// The statements before the loop, once per thread of the group: [b, x) of
+// the definition, where a wrapper `if (C) {` becomes `if (!(C)) goto`.
 std::string prologue_text(const KernelAst &k, const Window &w, long items, size_t b, size_t x) {
   const std::string &src = k.source();
   std::vector<Repl> repls = item_repls(k, w, "__kbcc_p");
   // Declarations become assignments of the thread's element.
-  for (size_t n = 0; n < w.loop_at; ++n) {
-    const auto *d = dyn_cast<DeclStmt>(w.body->body_begin()[n]);
+  for (const Stmt *st : w.before) {
+    const auto *d = dyn_cast<DeclStmt>(st);
     if (!d) continue;
     std::string text;
     for (const Decl *decl : d->decls()) {
@@ -553,25 +590,32 @@ std::string prologue_text(const KernelAst &k, const Window &w, long items, size_
     }
     repls.push_back({statement_begin(k, d), statement_end(k, d), text.empty() ? ";" : text});
   }
+  bool returns = w.wrapper != nullptr;
+  for (const Stmt *st : w.before)
+    returns = returns || has_return(st);
+  if (w.wrapper) { // `if (C) {` up to the loop's block: the item ends unless C
+    size_t cb = 0, cx = 0;
+    k.span(w.wrapper->getCond()->getSourceRange(), cb, cx);
+    repls.push_back({statement_begin(k, w.wrapper), k.offset(w.scope->getLBracLoc()) + 1,
+                     "if (!(" + spliced(src, cb, cx, disjoint(repls)) + ")) goto __kbcc_p;"});
+  }
   repls = disjoint(repls);
   std::string decls = "  bool __kbcc_live[" + std::to_string(items) + "];\n";
   for (const VarDecl *v : w.expanded)
     decls +=
         "  " + type_text(v->getType(), k.context()) + " " + v->getName().str() + "[" + std::to_string(items) + "];\n";
-  bool returns = false;
-  for (size_t n = 0; n < w.loop_at; ++n)
-    returns = returns || has_return(w.body->body_begin()[n]);
   return decls + "  #pragma unroll\n  for (int __kbcc_r = 0; __kbcc_r < " + std::to_string(items) +
          "; ++__kbcc_r) {\n" + (idiom_in(k, w, b, x) ? kItem + std::to_string(items) + "ull + __kbcc_r;\n" : "") +
          "    __kbcc_live[__kbcc_r] = false;\n" + spliced(src, b, x, repls) + "\n    __kbcc_live[__kbcc_r] = true;\n" +
          (returns ? "    __kbcc_p:;\n" : "") + "  }\n";
 }
 
-// The statements after the loop, once per live thread of the group.
+// The statements after the loop ([b, x) of the definition), once per live
+// thread of the group.
 std::string epilogue_text(const KernelAst &k, const Window &w, long items, size_t b, size_t x) {
   bool returns = false;
-  for (size_t n = w.loop_at + 1; n < w.body->size(); ++n)
-    returns = returns || has_return(w.body->body_begin()[n]);
+  for (const Stmt *st : w.after)
+    returns = returns || has_return(st);
   return "  #pragma unroll\n  for (int __kbcc_r = 0; __kbcc_r < " + std::to_string(items) +
          "; ++__kbcc_r) {\n    if (!__kbcc_live[__kbcc_r]) continue;\n" +
          (idiom_in(k, w, b, x) ? kItem + std::to_string(items) + "ull + __kbcc_r;\n" : "") + "    {" +
@@ -778,10 +822,14 @@ Expected<Output> window_apply(const Input &in, const Params &params) {
   for (const VarDecl *v : w->expanded)
     in_macro = in_macro || (v->getInit() && !spans(k, v->getInit()));
   if (in_macro) return not_applicable("part of the body is written in a macro");
+  // With a wrapper, what follows the loop ends at its block's closing brace.
+  size_t inner_close = w->wrapper ? k.offset(w->scope->getRBracLoc()) : close;
+  if (inner_close == std::string::npos || (w->wrapper && statement_begin(k, w->wrapper) == std::string::npos))
+    return not_applicable("the body is written in a macro");
   Edits e;
   e.replace(open + 1, lb, "\n" + prologue_text(k, *w, items, open + 1, lb));
   e.replace(lb, lx, window_text(k, *w, items, block));
-  e.replace(lx, close, epilogue_text(k, *w, items, lx, close));
+  e.replace(lx, close, epilogue_text(k, *w, items, lx, inner_close));
   auto text = e.apply(k.source());
   if (!text) return text.error();
   Output out;

@@ -718,3 +718,15 @@ TEST(Transforms, SlidingWindowKeepsMacrosOfTheOffset) {
       applied("sliding_window", "#define HALF 16\n" + fir_with("int j = i + t - half;", "int j = i + t - HALF;"));
   EXPECT_NE(out.source.find("__kbcc_c = (long long)(0 - (HALF));"), std::string::npos) << out.source;
 }
+
+TEST(Transforms, SlidingWindowFindsTheLoopUnderTheThreadsGuard) {
+  // `if (i < n) { ... }` as the body's last statement instead of an early return.
+  std::string wrapped = fir_with("  if (i >= n) return;\n", "  if (i < n) {\n");
+  wrapped.replace(wrapped.rfind('}'), 1, "}\n}");
+  Output out = applied("sliding_window", wrapped);
+  EXPECT_NE(out.source.find("if (!(i[__kbcc_r] < n)) goto __kbcc_p;"), std::string::npos) << out.source;
+  EXPECT_NE(out.source.find("y[i[__kbcc_r]] = acc[__kbcc_r];"), std::string::npos);
+  // Something after the guarded block: its statements would run for dead items too.
+  wrapped.replace(wrapped.rfind('}'), 1, "  y[0] = 0.0f;\n}");
+  EXPECT_NE(refusal("sliding_window", wrapped).find("no top-level loop"), std::string::npos);
+}
