@@ -135,9 +135,6 @@ struct Subst {
   std::string j;
 };
 
-// Text of `e` computed the same by every thread: parameters, literals and
-// locals never assigned whose initializers are such text (inlined), with
-// `subst` applied. nullopt otherwise.
 // Offsets of `s` in the definition, also when it is a whole macro expansion
 // (`R` of `#define R 3`): then the text is the macro's invocation.
 bool span_of(const KernelAst &k, const Stmt *s, size_t &b, size_t &x) {
@@ -149,6 +146,9 @@ bool span_of(const KernelAst &k, const Stmt *s, size_t &b, size_t &x) {
          k.span(SourceRange(first, last), b, x);
 }
 
+// Text of `e` computed the same by every thread: parameters, literals and
+// locals never assigned whose initializers are such text (inlined), with
+// `subst` applied. nullopt otherwise.
 std::optional<std::string> uniform_text(const KernelAst &k, const Expr *e, const Subst &subst, int depth = 0) {
   size_t b = 0, x = 0;
   if (depth > 8 || !span_of(k, e, b, x)) return std::nullopt;
@@ -159,7 +159,7 @@ std::optional<std::string> uniform_text(const KernelAst &k, const Expr *e, const
     const auto *ex = dyn_cast<Expr>(s);
     size_t rb = 0, rx = 0;
     if (ex && subst.is_j && subst.is_j(ex)) {
-      ok = k.span(ex->getSourceRange(), rb, rx);
+      ok = span_of(k, ex, rb, rx);
       repls.push_back({rb, rx, subst.j});
       return;
     }
