@@ -58,7 +58,7 @@ Status coarsen_rows(const KernelAst &k, const IndexSpace &s, long factor, Edits 
   for (const GlobalIndex &g : s.occurrences) {
     size_t b = 0, x = 0;
     if (!k.span(g.expr->getSourceRange(), b, x)) return not_applicable("the global index is written in a macro");
-    if (g.dim == 1) e.replace(b, x, "((decltype(" + k.source().substr(b, x - b) + "))(__kbcc_row))");
+    if (g.dim == 1) e.replace(b, x, as_index(k.source().substr(b, x - b), "__kbcc_row"));
   }
   return returns_to_goto(k, s.body, "__kbcc_next", e);
 }

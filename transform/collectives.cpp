@@ -36,6 +36,7 @@
 #include "cache/variant.h"
 #include "transform/analysis.h"
 #include "transform/edits.h"
+#include "transform/index_space.h"
 #include "transform/transform.h"
 #include "transform/virtual_threads.h"
 
@@ -920,7 +921,7 @@ Status merge_blocks(const KernelAst &k, const Collective &c, const Merge &m, lon
   for (const Expr *g : m.inline_indexes) {
     size_t b = 0, x = 0;
     if (!k.span(g->getSourceRange(), b, x)) return not_applicable("the global index is written in a macro");
-    e.replace(b, x, "((decltype(" + k.source().substr(b, x - b) + "))__kbcc_item)");
+    e.replace(b, x, as_index(k.source().substr(b, x - b), "__kbcc_item"));
   }
   e.replace(lhs_b, rhs_b, "const decltype(__kbcc_acc) __kbcc_e = ");
   e.insert(past_semicolon(k.source(), rhs_e),

@@ -109,13 +109,17 @@ Status returns_to_goto(const KernelAst &k, const clang::Stmt *body, const std::s
   return status;
 }
 
+std::string as_index(const std::string &idiom, const std::string &value) {
+  return "((decltype(" + idiom + "))(" + value + "))";
+}
+
 Status retarget_items(const KernelAst &k, const IndexSpace &space, const std::string &item, const std::string &label,
                       Edits &e) {
   const std::string &src = k.source();
   for (const GlobalIndex &g : space.occurrences) {
     size_t b = 0, x = 0;
     if (!k.span(g.expr->getSourceRange(), b, x)) return not_applicable("the global index is written in a macro");
-    e.replace(b, x, "((decltype(" + src.substr(b, x - b) + "))(" + item + "))");
+    e.replace(b, x, as_index(src.substr(b, x - b), item));
   }
   return returns_to_goto(k, space.body, label, e);
 }

@@ -57,6 +57,10 @@ launch::LaunchMapping tile_mapping(const IndexSpace &space, long unit_x, long un
 // threads; preconditions: fixed dimensions, coverage of block * factor.
 launch::LaunchMapping coarse_mapping(const IndexSpace &s, long block, long factor);
 
+// `value` in the type of the global-index idiom whose text is `idiom`: what
+// replaces the idiom where a thread handles other items than its own.
+std::string as_index(const std::string &idiom, const std::string &value);
+
 // Edits making every `return` under `body` a `goto label;` (the end of an
 // item or pass, not of the thread). Error when one is written in a macro.
 Status returns_to_goto(const KernelAst &k, const clang::Stmt *body, const std::string &label, Edits &e);

@@ -297,7 +297,7 @@ Expected<Output> apply(const Input &in, const Params &params) {
   for (const GlobalIndex &g : plan->space.occurrences) {
     size_t b = 0, x = 0;
     if (!k.span(g.expr->getSourceRange(), b, x)) return not_applicable("the global index is written in a macro");
-    e.replace(b, x, "((decltype(" + src.substr(b, x - b) + "))__kbcc_item)");
+    e.replace(b, x, as_index(src.substr(b, x - b), "__kbcc_item"));
   }
   int partials = 0;
   for (const Plan::Loop &l : plan->loops)

@@ -536,8 +536,7 @@ std::vector<Repl> item_repls(const KernelAst &k, const Window &w, const std::str
   const std::string &src = k.source();
   for (const GlobalIndex &g : w.space.occurrences) {
     size_t b = 0, x = 0;
-    if (k.span(g.expr->getSourceRange(), b, x))
-      out.push_back({b, x, "((decltype(" + src.substr(b, x - b) + "))(__kbcc_item))"});
+    if (k.span(g.expr->getSourceRange(), b, x)) out.push_back({b, x, as_index(src.substr(b, x - b), "__kbcc_item")});
   }
   walk(w.body, [&](const Stmt *s) {
     size_t b = 0, x = 0;

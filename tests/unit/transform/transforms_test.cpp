@@ -465,7 +465,7 @@ TEST(Transforms, CollectivesMergeBlocksSentToOneAtomic) {
   ASSERT_TRUE(moved) << moved.error().message;
   EXPECT_EQ(moved->source.find("__kbcc_ti0"), std::string::npos) << moved->source;
   EXPECT_EQ(moved->source.find("__attribute__((unused))"), std::string::npos) << moved->source;
-  EXPECT_NE(moved->source.find("unsigned i = ((decltype(blockIdx.x * blockDim.x + t))__kbcc_item), v ="),
+  EXPECT_NE(moved->source.find("unsigned i = ((decltype(blockIdx.x * blockDim.x + t))(__kbcc_item)), v ="),
             std::string::npos)
       << moved->source;
   // The atomic's address depends on the block: merging would move elements between outputs.
