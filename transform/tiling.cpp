@@ -6,9 +6,11 @@
 // per-output sum keeps its order (k ascending), so results are bit-identical.
 //
 // Legal when analyze_tiling accepts the kernel (tiling_analysis.h); the
-// statements after the loop run for in-range outputs only.
+// statements after the loop run for in-range outputs only. Kernels it does
+// not accept get the stencil form (halo.h) where that applies.
 #include "cache/variant.h"
 #include "transform/edits.h"
+#include "transform/halo.h"
 #include "transform/tiling_analysis.h"
 #include "transform/transform.h"
 
@@ -19,14 +21,16 @@ namespace {
 
 Expected<std::vector<Axis>> space(const Input &in) {
   auto p = analyze_tiling(*in.ast);
-  if (!p) return p.error();
-  return std::vector<Axis>{{"tile", {"16", "32"}}};
+  if (p) return std::vector<Axis>{{"tile", {"16", "32"}}};
+  auto halo = halo_space(in);
+  if (halo) return halo;
+  return not_applicable(p.error().message + "; as a stencil: " + halo.error().message);
 }
 
 Expected<Output> apply(const Input &in, const Params &params) {
   const KernelAst &k = *in.ast;
   auto p = analyze_tiling(k);
-  if (!p) return p.error();
+  if (!p) return halo_space(in) ? halo_apply(in, params) : space(in).error();
   auto it = params.find("tile");
   std::string t = it == params.end() ? "16" : it->second;
   if (t != "16" && t != "32") return not_applicable("tile must be 16 or 32");
@@ -109,7 +113,7 @@ Transform tiling_transform() {
   return {"smem_tiling",
           cache::kNumericsExact,
           "a 2-D thread-per-output kernel with a reduction loop stages the (row, k) and (k, col) operands in shared "
-          "tiles loaded once per block",
+          "tiles loaded once per block; a stencil stages its block's tile and halo",
           true,
           space,
           apply};

@@ -39,6 +39,7 @@
 #include "transform/edits.h"
 #include "transform/index_space.h"
 #include "transform/transform.h"
+#include "transform/uniform.h"
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/Lex/Lexer.h"
@@ -51,12 +52,6 @@ namespace kbcc::transform {
 using namespace clang;
 
 namespace {
-
-// A replacement of [begin, end) of the definition's text.
-struct Repl {
-  size_t begin, end;
-  std::string text;
-};
 
 // A read X[J] to serve from the window, with the `if`s on its path.
 struct WindowRead {
@@ -94,114 +89,6 @@ struct Window {
   std::string element, loop_type, offset_type;
   std::vector<const VarDecl *> indexes; // index variables (locals holding the global index)
 };
-
-std::string type_text(QualType t, const ASTContext &ctx) {
-  return t.getCanonicalType().getUnqualifiedType().getAsString(PrintingPolicy(ctx.getLangOpts()));
-}
-
-const VarDecl *var_of(const Expr *e) {
-  const auto *ref = dyn_cast_or_null<DeclRefExpr>(e ? e->IgnoreParenImpCasts() : nullptr);
-  return ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
-}
-
-// The text of [b, x) of the definition with the (disjoint) replacements inside it.
-std::string spliced(const std::string &src, size_t b, size_t x, const std::vector<Repl> &repls) {
-  Edits e;
-  for (const Repl &r : repls)
-    if (r.begin >= b && r.end <= x) e.replace(r.begin - b, r.end - b, r.text);
-  auto text = e.apply(src.substr(b, x - b));
-  return text ? *text : "\n#error kbcc: " + text.error().message + "\n"; // fails the candidate's compile
-}
-
-// Replacements sorted by position (an insertion before a replacement at
-// the same place), dropping those inside an earlier one.
-std::vector<Repl> disjoint(std::vector<Repl> repls) {
-  std::stable_sort(repls.begin(), repls.end(), [](const Repl &a, const Repl &b) {
-    if (a.begin != b.begin) return a.begin < b.begin;
-    if ((a.begin == a.end) != (b.begin == b.end)) return a.begin == a.end;
-    return a.end > b.end;
-  });
-  std::vector<Repl> out;
-  for (Repl &r : repls)
-    if (out.empty() || r.begin >= out.back().end) out.push_back(std::move(r));
-  return out;
-}
-
-// What uniform_text writes in place of variables, and of expressions that
-// are the window's index J = i + t + c.
-struct Subst {
-  std::map<const VarDecl *, std::string> vars;
-  std::function<bool(const Expr *)> is_j;
-  std::string j;
-};
-
-// Offsets of `s` in the definition, also when it is a whole macro expansion
-// (`R` of `#define R 3`): then the text is the macro's invocation.
-bool span_of(const KernelAst &k, const Stmt *s, size_t &b, size_t &x) {
-  if (k.span(s->getSourceRange(), b, x)) return true;
-  SourceLocation first, last;
-  const LangOptions &lang = k.context().getLangOpts();
-  return Lexer::isAtStartOfMacroExpansion(s->getBeginLoc(), k.sources(), lang, &first) &&
-         Lexer::isAtEndOfMacroExpansion(s->getEndLoc(), k.sources(), lang, &last) &&
-         k.span(SourceRange(first, last), b, x);
-}
-
-// Text of `e` computed the same by every thread: parameters, literals and
-// locals never assigned whose initializers are such text (inlined), with
-// `subst` applied. nullopt otherwise.
-std::optional<std::string> uniform_text(const KernelAst &k, const Expr *e, const Subst &subst, int depth = 0) {
-  size_t b = 0, x = 0;
-  if (depth > 8 || !span_of(k, e, b, x)) return std::nullopt;
-  std::vector<Repl> repls;
-  bool ok = true;
-  std::function<void(const Stmt *)> visit = [&](const Stmt *s) {
-    if (!s || !ok) return;
-    const auto *ex = dyn_cast<Expr>(s);
-    size_t rb = 0, rx = 0;
-    if (ex && subst.is_j && subst.is_j(ex)) {
-      ok = span_of(k, ex, rb, rx);
-      repls.push_back({rb, rx, subst.j});
-      return;
-    }
-    if (isa<CallExpr>(s) || isa<LambdaExpr>(s) || (ex && as_builtin(ex)) ||
-        (isa<UnaryOperator>(s) && cast<UnaryOperator>(s)->isIncrementDecrementOp()) ||
-        (isa<BinaryOperator>(s) && cast<BinaryOperator>(s)->isAssignmentOp()) ||
-        (isa<UnaryOperator>(s) && cast<UnaryOperator>(s)->getOpcode() == UO_Deref) || isa<ArraySubscriptExpr>(s) ||
-        (isa<MemberExpr>(s) && cast<MemberExpr>(s)->isArrow())) {
-      ok = false;
-      return;
-    }
-    const auto *ref = dyn_cast<DeclRefExpr>(s);
-    const auto *v = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
-    if (!v) { // not a variable: enumerators, literals, operators
-      for (const Stmt *c : s->children())
-        visit(c);
-      return;
-    }
-    if (isa<ParmVarDecl>(v) && !subst.vars.count(v) && !v->getType()->isPointerType() &&
-        !v->getType()->isReferenceType() && !assigns(k.kernel()->getBody(), v))
-      return;                                     // kept as written
-    if (!k.span(ref->getSourceRange(), rb, rx)) { // replaced: must be written out
-      ok = false;
-      return;
-    }
-    if (auto it = subst.vars.find(v); it != subst.vars.end()) {
-      repls.push_back({rb, rx, it->second});
-      return;
-    }
-    if (!v->hasLocalStorage() || !v->getInit() || !v->getType()->isScalarType() || v->getType().isVolatileQualified() ||
-        assigns(k.kernel()->getBody(), v)) {
-      ok = false;
-      return;
-    }
-    auto init = uniform_text(k, v->getInit(), subst, depth + 1);
-    ok = init.has_value();
-    if (ok) repls.push_back({rb, rx, "((" + type_text(v->getType(), k.context()) + ")(" + *init + "))"});
-  };
-  visit(e);
-  if (!ok) return std::nullopt;
-  return "(" + spliced(k.source(), b, x, disjoint(repls)) + ")";
-}
 
 // J = i + d*t + c with i the global index (an index variable or the idiom)
 // once with a + sign, t the loop variable once with sign d: "+c" or "-c"
@@ -252,12 +139,11 @@ std::string constant(const std::string &offset) { return offset.substr(1); }
 Subst j_subst(const KernelAst &k, const Window &w, const std::string &c, const std::string &text) {
   Subst out;
   if (w.offset_var) out.vars[w.offset_var] = text;
-  out.is_j = [&k, &w, c](const Expr *e) {
-    if (!refers_to(e, w.loop.var)) return false;
+  out.expr = [&k, &w, c, text](const Expr *e) -> std::optional<std::string> {
+    if (!refers_to(e, w.loop.var)) return std::nullopt;
     auto mine = offset_of(k, e, w);
-    return mine && *mine == c;
+    return mine && *mine == c ? std::optional<std::string>(text) : std::nullopt;
   };
-  out.j = text;
   return out;
 }
 
@@ -269,7 +155,7 @@ std::optional<IntervalTerm> interval_term(const KernelAst &k, const Expr *term, 
     return std::nullopt;
   Subst j = j_subst(k, w, w.c, "");
   auto is_j = [&](const Expr *e) {
-    return (w.offset_var && var_of(e) == w.offset_var) || j.is_j(e->IgnoreParenImpCasts());
+    return (w.offset_var && var_of(e) == w.offset_var) || j.expr(e->IgnoreParenImpCasts());
   };
   bool left = is_j(b->getLHS()), right = is_j(b->getRHS());
   if (left == right) return std::nullopt;

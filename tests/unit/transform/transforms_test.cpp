@@ -730,3 +730,119 @@ TEST(Transforms, SlidingWindowFindsTheLoopUnderTheThreadsGuard) {
   wrapped.replace(wrapped.rfind('}'), 1, "  y[0] = 0.0f;\n}");
   EXPECT_NE(refusal("sliding_window", wrapped).find("no top-level loop"), std::string::npos);
 }
+
+namespace {
+
+// A 2-D convolution with a run-time filter size: smem_tiling's stencil form.
+const char *kConv2d = R"(__global__ void conv(int h, int w, int k, const float *f, const float *in, float *out) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  int half = k / 2;
+  float acc = 0.0f;
+  for (int dy = 0; dy < k; ++dy)
+    for (int dx = 0; dx < k; ++dx) {
+      int yy = y + dy - half, xx = x + dx - half;
+      if (yy >= 0 && yy < h && xx >= 0 && xx < w) acc += f[dy * k + dx] * in[(size_t)yy * w + xx];
+    }
+  out[(size_t)y * w + x] = acc;
+})";
+
+// kConv2d with `from` in place of `to` (which must occur once).
+std::string conv_with(const std::string &from, const std::string &to) {
+  std::string s = kConv2d;
+  size_t at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return at == std::string::npos ? s : s.replace(at, from.size(), to);
+}
+
+} // namespace
+
+TEST(Transforms, TilingStagesAStencilsTileAndHalo) {
+  Output out = applied("smem_tiling", kConv2d, {{"block", "32x8"}});
+  // The locals before the reads are declared first; a dead thread still reaches the barrier.
+  EXPECT_NE(out.source.find("  float acc;\n"), std::string::npos) << out.source;
+  EXPECT_NE(out.source.find("if (x >= w || y >= h) goto __kbcc_out;"), std::string::npos);
+  EXPECT_NE(out.source.find("acc = 0.0f;"), std::string::npos);
+  // Offsets of the read: dy - half and dx - half over the loops' ranges.
+  EXPECT_NE(out.source.find("__kbcc_ylo0 = (long long)((0) + (0 - (((int)((k / 2))))))"), std::string::npos);
+  EXPECT_NE(out.source.find("__kbcc_run0 = true && (0) < (k) && (0) < (k);"), std::string::npos);
+  // An element is staged only where the read's own guard holds for it.
+  EXPECT_NE(out.source.find("((int)(__kbcc_r + (0 - (((int)((k / 2))))) - (0 - (((int)((k / 2))))))) >= 0"),
+            std::string::npos);
+  EXPECT_NE(out.source.find("= __kbcc_row[__kbcc_tx];"), std::string::npos);
+  // Served from the tile; the guard decided where its bounds hold over the block.
+  EXPECT_NE(out.source.find("if (true) acc += f[dy * k + dx] * __kbcc_tile[(threadIdx.y + __kbcc_oy0 + (unsigned)dy) "
+                            "* __kbcc_fwu + threadIdx.x + __kbcc_ox0 + (unsigned)dx];"),
+            std::string::npos);
+  EXPECT_NE(out.source.find("(__kbcc_by + __kbcc_ylo0 + (0 - (((int)((k / 2))))) - (0 - (((int)((k / 2)))))) >= "
+                            "(long long)(0)"),
+            std::string::npos);
+  // The original, for blocks that cannot stage.
+  EXPECT_NE(out.source.find("if (yy >= 0 && yy < h && xx >= 0 && xx < w) acc += f[dy * k + dx] * in[(size_t)yy * w + "
+                            "xx];"),
+            std::string::npos);
+  ASSERT_TRUE(out.launch);
+  EXPECT_EQ(out.launch->grid[1], "ceil_div(grid.y * block.y, 8)");
+  EXPECT_EQ(out.launch->block[0], "32");
+  EXPECT_EQ(out.numerics, kbcc::cache::kNumericsExact);
+}
+
+TEST(Transforms, TilingReadsStencilRowsFromTheStride) {
+  // i = y * cols + x; i - cols is the row above.
+  const char *five = R"(__global__ void s5(int rows, int cols, const float *in, float *out) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (y <= 0 || x <= 0 || y >= rows - 1 || x >= cols - 1) return;
+  size_t i = (size_t)y * cols + x;
+  out[i] = in[i] + in[i - 1] + in[i + cols];
+})";
+  Output out = applied("smem_tiling", five);
+  EXPECT_NE(out.source.find("__kbcc_xlo1 = (long long)(0 - (1))"), std::string::npos) << out.source;
+  EXPECT_NE(out.source.find("__kbcc_ylo2 = (long long)(0 + 1)"), std::string::npos);
+  // Each read loads its own rectangle: the corners nobody reads stay unloaded.
+  EXPECT_NE(out.source.find("(__kbcc_run2 && __kbcc_tx >= __kbcc_xa2 && __kbcc_tx <= __kbcc_xb2"), std::string::npos);
+  EXPECT_NE(out.source.find("out[i] = __kbcc_tile[(threadIdx.y + __kbcc_oy0) * __kbcc_fwu + threadIdx.x + __kbcc_ox0]"),
+            std::string::npos);
+}
+
+TEST(Transforms, TilingStencilFollowsContinue) {
+  Output out = applied("smem_tiling", conv_with("      if (yy >= 0 && yy < h && xx >= 0 && xx < w) acc +=",
+                                                "      if (yy < 0 || yy >= h || xx < 0 || xx >= w) continue;\n"
+                                                "      acc +="));
+  EXPECT_NE(out.source.find("if (false) continue;"), std::string::npos) << out.source;
+  EXPECT_NE(out.source.find("&& !(((int)(__kbcc_r + "), std::string::npos);
+  // A continue in any other form hides the reads after it: nothing to serve.
+  EXPECT_NE(refusal("smem_tiling", conv_with("      if (yy >= 0 && yy < h && xx >= 0 && xx < w) acc +=",
+                                             "      if (yy < 0) { acc += 1.0f; continue; }\n      acc +="))
+                .find("as a stencil: the kernel reads no parameter array"),
+            std::string::npos);
+}
+
+TEST(Transforms, TilingRefusesStencilsItCannotProve) {
+  struct Case {
+    std::string source, reason;
+  };
+  const std::string none = "as a stencil: the kernel reads no parameter array";
+  const std::vector<Case> cases = {
+      // The array is written: a neighbour may already hold its new value.
+      {conv_with("  out[(size_t)y * w + x] = acc;", "  out[(size_t)y * w + x] = acc;\n  ((float *)in)[0] = 0.0f;"),
+       "'in' is used other than by reads of its elements"},
+      // 32-bit unsigned index arithmetic may wrap.
+      {conv_with("in[(size_t)yy * w + xx]", "in[(unsigned)(yy * w + xx)]"), none},
+      // One loop variable in both coordinates: a diagonal, not a rectangle.
+      {conv_with("int yy = y + dy - half, xx = x + dx - half;", "int yy = y + dy - half, xx = x + dy - half;"), none},
+      // A third dimension in the index.
+      {conv_with("in[(size_t)yy * w + xx]", "in[((size_t)dy * h + yy) * w + xx]"), none},
+      // A guard that reads memory.
+      {conv_with("if (yy >= 0 && yy < h && xx >= 0", "if (f[0] > 0.0f && yy >= 0 && yy < h && xx >= 0"), none},
+      // Bounds that differ between threads.
+      {conv_with("for (int dy = 0; dy < k; ++dy)", "for (int dy = 0; dy < x; ++dy)"), none},
+      {conv_with("float acc = 0.0f;", "float acc[2] = {0.0f, 0.0f};"), "is not a plain scalar"},
+      {conv_with("  out[(size_t)y * w + x] = acc;", "  goto end;\nend:\n  out[(size_t)y * w + x] = acc;"),
+       "the kernel has goto"},
+  };
+  for (const Case &c : cases)
+    EXPECT_NE(refusal("smem_tiling", c.source).find(c.reason), std::string::npos) << c.reason << "\n"
+                                                                                  << refusal("smem_tiling", c.source);
+}

@@ -1,0 +1,703 @@
+// smem_tiling, stencil form: a 2-D global-index kernel (thread per output
+// (y, x)) that reads a read-only array at X[(y + ry) * S + (x + rx)], with
+// the offsets ry and rx the same for every thread or a counted loop's
+// variable plus such a constant, reads every element once per neighbour that
+// needs it. Here a block stages the elements its threads read (its tile and
+// the halo around it) in shared memory once, and every read is served there.
+//
+// Legal when, on top of index_2d (no barriers, warp operations, shared
+// memory, atomics or unseen calls; builtins only in the x and y indexes):
+//   - X is a pointer parameter never assigned and used only in reads X[E];
+//   - a served read's index E is (y + ry) * S + (x + rx) up to order, casts
+//     to integers of 32 bits or more and locals that hold parts of it, with
+//     S the same for every thread (a term +-S counts as a row), ry and rx
+//     each +-t + c (t the variable of a counted loop around the read, the two
+//     variables distinct) or c, c built from parameters, literals and uniform
+//     locals; E is signed or 64-bit, so it does not wrap;
+//   - the loops around the read have bounds the same for every thread and no
+//     return, break or goto; the read sits under `if`s only (not in a switch,
+//     a conditional operator or the right of && and ||), after no `continue`
+//     or `return` other than `if (C) continue;` and `if (C) return;`, and the
+//     conditions on its path read only its coordinates y + ry and x + rx (in
+//     any form y +- t + c'), parameters and uniform locals;
+//   - the statements before the first statement that reads X (or before the
+//     body's last statement `if (C) { ... }` holding the reads) declare plain
+//     scalars, which become assignments to locals declared first, so their
+//     `return`s can become jumps past them.
+// A block whose threads all pass those statements, and whose footprint (the
+// rectangle of the reads' ranges around its tile) fits the shared buffer,
+// loads there exactly the elements some read of the block would load: those
+// in that read's rectangle where its path holds, for reads whose loops run.
+// The others use the original code. Conditions on the path that are bounds
+// on a coordinate, holding (or failing) over the block's whole range of that
+// coordinate, are decided in a third copy. Each thread's operations keep
+// their order, so results are bit-identical.
+#include "transform/halo.h"
+
+#include "cache/variant.h"
+#include "transform/edits.h"
+#include "transform/index_space.h"
+#include "transform/tiling_analysis.h"
+#include "transform/uniform.h"
+
+#include "clang/AST/ExprCXX.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+namespace kbcc::transform {
+using namespace clang;
+
+namespace {
+
+// An index expression as a sum: the x and y indexes, loop variables and
+// uniform terms with their signs, and products of a non-uniform factor by
+// the stride.
+struct Linear {
+  int index[2] = {0, 0};
+  std::map<const VarDecl *, int> loops;
+  std::vector<std::pair<std::string, int>> uniform; // text, sign
+  std::vector<std::pair<const Expr *, int>> products;
+  std::string stride;
+};
+
+// One coordinate: the dimension's index + sign * loop + c.
+struct Coord {
+  const VarDecl *loop = nullptr;
+  int sign = 0;
+  std::string c = "0"; // uniform text
+};
+
+struct HaloRead {
+  const ArraySubscriptExpr *read = nullptr;
+  Coord at[2];                                     // x (col) and y (row)
+  std::vector<std::pair<const Expr *, bool>> path; // condition, value it has on the path
+  std::vector<CountedLoop> loops;                  // around the read, outermost first
+};
+
+// A condition of the paths decided by the block's ranges: its value, and
+// the checks (uniform text) under which it has that value everywhere.
+struct Decided {
+  bool holds = true;
+  std::vector<std::string> checks;
+};
+
+struct Halo {
+  Index2D index;
+  const ParmVarDecl *array = nullptr;
+  std::string stride, element;
+  std::vector<HaloRead> reads;
+  std::map<const VarDecl *, std::pair<std::string, std::string>> bounds; // loop var: first, last + 1
+  const IfStmt *wrapper = nullptr;                                       // `if (C) { ... }` holding the reads
+  const Stmt *first = nullptr; // without a wrapper: the first statement reading X
+  std::vector<const Stmt *> before;
+  std::vector<const VarDecl *> hoisted;
+  std::map<const Expr *, Decided> decided;
+};
+
+const VarDecl *dim_var(const Halo &h, int d) { return d == 0 ? h.index.x : h.index.y; }
+
+// `e` without parentheses, implicit casts and explicit casts between
+// integers of 32 bits or more.
+const Expr *strip_int_casts(const Expr *e, const ASTContext &ctx) {
+  while (true) {
+    e = e->IgnoreParenImpCasts();
+    const auto *c = dyn_cast<ExplicitCastExpr>(e);
+    if (!c || !c->getType()->isIntegerType() || !c->getSubExpr()->getType()->isIntegerType() ||
+        ctx.getTypeSize(c->getType()) < 32)
+      return e;
+    e = c->getSubExpr();
+  }
+}
+
+// Adds `e` (times `sign`) to `out`; false when it is not such a sum. Locals
+// never assigned are followed into their initializers.
+bool linearize(const KernelAst &k, const Halo &h, const std::set<const VarDecl *> &loop_vars, const Expr *e, int sign,
+               Linear &out, int depth = 0) {
+  const ASTContext &ctx = k.context();
+  e = strip_int_casts(e, ctx);
+  if (depth > 8 || !e->getType()->isIntegerType()) return false;
+  if (const auto *b = dyn_cast<BinaryOperator>(e)) {
+    if (b->getOpcode() == BO_Add || b->getOpcode() == BO_Sub)
+      return linearize(k, h, loop_vars, b->getLHS(), sign, out, depth) &&
+             linearize(k, h, loop_vars, b->getRHS(), b->getOpcode() == BO_Add ? sign : -sign, out, depth);
+    if (b->getOpcode() == BO_Mul) {
+      auto l = uniform_text(k, b->getLHS()), r = uniform_text(k, b->getRHS());
+      if (l && r) {
+        out.uniform.push_back({"(" + *l + " * " + *r + ")", sign});
+        return true;
+      }
+      if (!l && !r) return false;
+      std::string s = l ? *l : *r;
+      if (!out.stride.empty() && out.stride != s) return false;
+      out.stride = s;
+      out.products.push_back({l ? b->getRHS() : b->getLHS(), sign});
+      return true;
+    }
+  }
+  if (const auto *u = dyn_cast<UnaryOperator>(e); u && (u->getOpcode() == UO_Minus || u->getOpcode() == UO_Plus))
+    return linearize(k, h, loop_vars, u->getSubExpr(), u->getOpcode() == UO_Minus ? -sign : sign, out, depth);
+  if (const VarDecl *v = var_of(e)) {
+    for (int d = 0; d < 2; ++d)
+      if (v == dim_var(h, d)) {
+        out.index[d] += sign;
+        return true;
+      }
+    if (loop_vars.count(v)) {
+      out.loops[v] += sign;
+      return true;
+    }
+    if (!isa<ParmVarDecl>(v) && v->hasLocalStorage() && v->getInit() && !assigns(k.kernel()->getBody(), v) &&
+        !uniform_text(k, e))
+      return linearize(k, h, loop_vars, v->getInit(), sign, out, depth + 1);
+  }
+  auto text = uniform_text(k, e);
+  if (!text) return false;
+  out.uniform.push_back({*text, sign});
+  return true;
+}
+
+// The coordinate of dimension `d` that `l` (without products) is, if any.
+std::optional<Coord> coord_of(const Linear &l, int d) {
+  if (!l.products.empty() || l.index[d] != 1 || l.index[1 - d] != 0) return std::nullopt;
+  Coord c;
+  for (const auto &[v, s] : l.loops) {
+    if (s == 0) continue;
+    if (c.loop || (s != 1 && s != -1)) return std::nullopt;
+    c.loop = v;
+    c.sign = s;
+  }
+  for (const auto &[text, s] : l.uniform)
+    c.c += (s > 0 ? " + " : " - ") + text;
+  c.c = "(" + c.c + ")";
+  return c;
+}
+
+// The coordinate of dimension `d` that `e` is, if any.
+std::optional<Coord> coord_expr(const KernelAst &k, const Halo &h, const std::set<const VarDecl *> &loop_vars,
+                                const Expr *e, int d) {
+  Linear l;
+  if (!linearize(k, h, loop_vars, e, 1, l)) return std::nullopt;
+  return coord_of(l, d);
+}
+
+// The coordinates of a read's index E = (y + ry) * S + (x + rx).
+std::optional<HaloRead> decompose(const KernelAst &k, Halo &h, const std::set<const VarDecl *> &loop_vars,
+                                  const ArraySubscriptExpr *read) {
+  const Expr *idx = read->getIdx()->IgnoreParenImpCasts();
+  if (!idx->getType()->isSignedIntegerType() && k.context().getTypeSize(idx->getType()) < 64) return std::nullopt;
+  Linear l;
+  if (!linearize(k, h, loop_vars, idx, 1, l) || l.products.empty()) return std::nullopt;
+  Linear row, col = l;
+  col.products.clear();
+  col.uniform.clear();
+  for (const auto &[text, s] : l.uniform) // +-S is a row
+    (text == l.stride ? row.uniform.push_back({"1", s}) : col.uniform.push_back({text, s}));
+  for (const auto &[factor, s] : l.products) {
+    Linear f;
+    if (!linearize(k, h, loop_vars, factor, s, f) || !f.products.empty()) return std::nullopt;
+    for (int d = 0; d < 2; ++d)
+      row.index[d] += f.index[d];
+    for (const auto &[v, n] : f.loops)
+      row.loops[v] += n;
+    row.uniform.insert(row.uniform.end(), f.uniform.begin(), f.uniform.end());
+  }
+  auto y = coord_of(row, 1), x = coord_of(col, 0);
+  if (!y || !x || (y->loop && y->loop == x->loop)) return std::nullopt;
+  if (!h.stride.empty() && h.stride != l.stride) return std::nullopt;
+  h.stride = l.stride;
+  HaloRead r;
+  r.read = read;
+  r.at[0] = *x;
+  r.at[1] = *y;
+  return r;
+}
+
+// The substitution writing a read's coordinates, in any form y +- t + c',
+// as `base[d] + (c' - c)` in the form's own type.
+Subst coord_subst(const KernelAst &k, const Halo &h, const std::set<const VarDecl *> &loop_vars, const HaloRead &r,
+                  const std::string base[2]) {
+  Subst s;
+  s.expr = [&k, &h, loop_vars, r, b0 = base[0], b1 = base[1]](const Expr *e) -> std::optional<std::string> {
+    if (isa<ImplicitCastExpr>(e)) return std::nullopt; // the coordinate's own type, converted as written
+    for (int d = 0; d < 2; ++d) {
+      if (!depends_on(e, dim_var(h, d))) continue;
+      auto c = coord_expr(k, h, loop_vars, e, d);
+      if (!c || c->loop != r.at[d].loop || c->sign != r.at[d].sign) continue;
+      return "((" + type_text(e->getType(), k.context()) + ")(" + (d == 0 ? b0 : b1) + " + " + c->c + " - " +
+             r.at[d].c + "))";
+    }
+    return std::nullopt;
+  };
+  return s;
+}
+
+// Whether `s` has a `continue` or `return` that leaves it (not a nested loop's).
+bool escapes(const Stmt *s) {
+  if (!s) return false;
+  if (isa<ReturnStmt>(s)) return true;
+  if (isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s)) return has_return(s);
+  if (isa<ContinueStmt>(s)) return true;
+  for (const Stmt *c : s->children())
+    if (escapes(c)) return true;
+  return false;
+}
+
+// C when `s` is `if (C) continue;` or `if (C) return;` (or in braces), without else.
+const Expr *exit_guard(const Stmt *s) {
+  const auto *i = dyn_cast<IfStmt>(s);
+  if (!i || i->getElse() || i->getInit() || i->getConditionVariable()) return nullptr;
+  const Stmt *then = i->getThen();
+  if (const auto *c = dyn_cast<CompoundStmt>(then); c && c->size() == 1) then = c->body_front();
+  const auto *ret = dyn_cast<ReturnStmt>(then);
+  return isa<ContinueStmt>(then) || (ret && !ret->getRetValue()) ? i->getCond() : nullptr;
+}
+
+// The served reads of X under `main` (statements the block runs after
+// staging), with their paths and loops.
+void find_reads(const KernelAst &k, Halo &h, const std::vector<const Stmt *> &main) {
+  std::vector<std::pair<const Expr *, bool>> path;
+  std::vector<CountedLoop> loops;
+  std::set<const VarDecl *> loop_vars;
+  std::function<void(const Stmt *, bool)> visit = [&](const Stmt *s, bool plain) {
+    if (!s) return;
+    if (const auto *i = dyn_cast<IfStmt>(s)) {
+      visit(i->getCond(), plain);
+      path.emplace_back(i->getCond(), true);
+      visit(i->getThen(), plain);
+      path.back().second = false;
+      visit(i->getElse(), plain);
+      path.pop_back();
+      return;
+    }
+    if (const auto *cs = dyn_cast<CompoundStmt>(s)) { // after `if (C) continue/return;`, !C holds
+      size_t pushed = 0;
+      for (const Stmt *child : cs->body()) {
+        visit(child, plain);
+        if (const Expr *c = exit_guard(child)) {
+          path.emplace_back(c, false);
+          ++pushed;
+        } else if (escapes(child)) {
+          plain = false;
+        }
+      }
+      path.resize(path.size() - pushed);
+      return;
+    }
+    if (const auto *f = dyn_cast<ForStmt>(s)) {
+      auto loop = counted_loop(f);
+      bool ok = plain && loop && uniform_text(k, loop->init) && uniform_text(k, loop->bound) &&
+                loop->var->getType()->isSignedIntegerType() && !has_return(f->getBody()) &&
+                !has_break_or_goto(f->getBody());
+      if (!ok) {
+        for (const Stmt *child : s->children())
+          visit(child, false);
+        return;
+      }
+      loops.push_back(*loop);
+      loop_vars.insert(loop->var);
+      visit(f->getBody(), true);
+      loop_vars.erase(loop->var);
+      loops.pop_back();
+      return;
+    }
+    if (const auto *c = dyn_cast<ImplicitCastExpr>(s); c && c->getCastKind() == CK_LValueToRValue && plain)
+      if (const auto *sub = dyn_cast<ArraySubscriptExpr>(c->getSubExpr()->IgnoreParens());
+          sub && var_of(sub->getBase()) == h.array)
+        if (auto r = decompose(k, h, loop_vars, sub)) {
+          r->path = path;
+          r->loops = loops;
+          const std::string base[2] = {"0", "0"};
+          bool uniform_path = true;
+          for (const auto &[cond, value] : path)
+            uniform_path = uniform_path && uniform_text(k, cond, coord_subst(k, h, loop_vars, *r, base));
+          if (uniform_path) {
+            h.reads.push_back(*r);
+            return;
+          }
+        }
+    bool nested = isa<WhileStmt>(s) || isa<DoStmt>(s) || isa<SwitchStmt>(s) || isa<ConditionalOperator>(s) ||
+                  isa<BinaryConditionalOperator>(s) || isa<LambdaExpr>(s) || isa<CXXForRangeStmt>(s);
+    if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->isLogicalOp()) {
+      visit(b->getLHS(), plain);
+      visit(b->getRHS(), false);
+      return;
+    }
+    for (const Stmt *child : s->children())
+      visit(child, plain && !nested);
+  };
+  for (const Stmt *s : main)
+    visit(s, true);
+}
+
+// The loop variables around read `r`.
+std::set<const VarDecl *> loop_vars_of(const HaloRead &r) {
+  std::set<const VarDecl *> out;
+  for (const CountedLoop &l : r.loops)
+    out.insert(l.var);
+  return out;
+}
+
+// The range [lo, hi] of coordinate `c`'s offset (+-t + c), as uniform texts.
+std::pair<std::string, std::string> offset_range(const Halo &h, const Coord &c) {
+  if (!c.loop) return {c.c, c.c};
+  const auto &[first, end] = h.bounds.at(c.loop);
+  if (c.sign > 0) return {"(" + first + " + " + c.c + ")", "(" + end + " - 1 + " + c.c + ")"};
+  return {"(" + c.c + " - (" + end + " - 1))", "(" + c.c + " - " + first + ")"};
+}
+
+// Records, for every condition on the reads' paths whose terms are all
+// bounds on a coordinate, the checks deciding it over the block.
+void find_decided(const KernelAst &k, Halo &h) {
+  std::set<const Expr *> undecidable;
+  for (size_t i = 0; i < h.reads.size(); ++i) {
+    const HaloRead &r = h.reads[i];
+    auto loop_vars = loop_vars_of(r);
+    for (const auto &[cond, value] : r.path) {
+      std::vector<const Expr *> terms;
+      split_terms(cond, value ? BO_LAnd : BO_LOr, terms);
+      Decided dec{value, {}};
+      for (const Expr *t : terms) {
+        const auto *b = dyn_cast<BinaryOperator>(t->IgnoreParenImpCasts());
+        if (!b || !b->isRelationalOp() || !b->getLHS()->getType()->isSignedIntegerType() ||
+            !b->getRHS()->getType()->isSignedIntegerType())
+          break;
+        std::string check;
+        for (int d = 0; d < 2 && check.empty(); ++d)
+          for (bool left : {true, false}) {
+            const Expr *side = left ? b->getLHS() : b->getRHS();
+            auto c = depends_on(side, dim_var(h, d)) ? coord_expr(k, h, loop_vars, side, d) : std::nullopt;
+            auto bound = uniform_text(k, left ? b->getRHS() : b->getLHS());
+            if (!c || !bound || c->loop != r.at[d].loop || c->sign != r.at[d].sign) continue;
+            BinaryOperatorKind op = left ? b->getOpcode() : BinaryOperator::reverseComparisonOp(b->getOpcode());
+            if (!value) op = BinaryOperator::negateComparisonOp(op);
+            std::string a = d == 0 ? "x" : "y", n = std::to_string(i);
+            std::string lo = "__kbcc_b" + a + " + __kbcc_" + a + "lo" + n,
+                        hi = "__kbcc_b" + a + " + (long long)blockDim." + a + " - 1 + __kbcc_" + a + "hi" + n;
+            bool lower = op == BO_GE || op == BO_GT;
+            check = "(" + (lower ? lo : hi) + " + " + c->c + " - " + r.at[d].c + ") " +
+                    BinaryOperator::getOpcodeStr(op).str() + " (long long)" + *bound;
+            break;
+          }
+        if (check.empty()) break;
+        dec.checks.push_back(check);
+      }
+      if (dec.checks.size() != terms.size()) {
+        undecidable.insert(cond);
+        continue;
+      }
+      Decided &d = h.decided[cond];
+      d.holds = value;
+      d.checks.insert(d.checks.end(), dec.checks.begin(), dec.checks.end());
+    }
+  }
+  for (const Expr *c : undecidable)
+    h.decided.erase(c);
+}
+
+Status check_prologue(Halo &h) {
+  for (const Stmt *st : h.before) {
+    const auto *d = dyn_cast<DeclStmt>(st);
+    if (!d) continue;
+    for (const Decl *decl : d->decls()) {
+      const auto *v = dyn_cast<VarDecl>(decl);
+      if (!v) return not_applicable("a declaration before the stencil's reads is not a variable");
+      if (!v->getType()->isScalarType() || v->getType().isVolatileQualified() || v->isStaticLocal())
+        return not_applicable("local '" + v->getName().str() + "' before the stencil's reads is not a plain scalar");
+      if (v->getInit() && v->getInitStyle() != VarDecl::CInit)
+        return not_applicable("local '" + v->getName().str() + "' is not initialized with '='");
+      h.hoisted.push_back(v);
+    }
+  }
+  return Status::ok();
+}
+
+// The statements that run after staging, for array `p`: from the first
+// top-level statement naming it, or the block of the body's last statement
+// `if (C) { ... }` when that is the first. Sets h.before/first/wrapper.
+std::optional<std::vector<const Stmt *>> main_statements(Halo &h, const ParmVarDecl *p) {
+  const CompoundStmt *body = h.index.space.body;
+  std::vector<const Stmt *> main;
+  h.before.clear();
+  h.wrapper = nullptr;
+  h.first = nullptr;
+  for (const Stmt *st : body->body()) {
+    if (!h.first && !refers_to(st, p)) {
+      h.before.push_back(st);
+      continue;
+    }
+    if (!h.first) h.first = st;
+    main.push_back(st);
+  }
+  if (!h.first) return std::nullopt;
+  const auto *w = dyn_cast<IfStmt>(h.first);
+  const auto *block = w ? dyn_cast<CompoundStmt>(w->getThen()) : nullptr;
+  bool last = std::all_of(main.begin() + 1, main.end(), [](const Stmt *s) { return isa<NullStmt>(s); });
+  if (block && last && !w->getElse() && !w->getInit() && !w->getConditionVariable() && !refers_to(w->getCond(), p)) {
+    h.wrapper = w;
+    h.first = nullptr;
+    main.assign(block->body_begin(), block->body_end());
+  }
+  return main;
+}
+
+Expected<Halo> analyze(const KernelAst &k) {
+  auto idx = index_2d(k);
+  if (!idx) return idx.error();
+  Halo base;
+  base.index = *idx;
+  if (assigns(idx->space.body, idx->x) || assigns(idx->space.body, idx->y))
+    return not_applicable("an index variable is assigned");
+  bool jumps = false;
+  walk(idx->space.body, [&](const Stmt *s) { jumps = jumps || isa<GotoStmt>(s) || isa<IndirectGotoStmt>(s); });
+  if (jumps) return not_applicable("the kernel has goto");
+  std::string reason = "the kernel reads no parameter array at (y + ry) * S + (x + rx) with ry, rx the same for "
+                       "every thread or a loop variable plus such a value";
+  for (const ParmVarDecl *p : k.kernel()->parameters()) {
+    if (!p->getType()->isPointerType() || !p->getType()->getPointeeType()->isScalarType() ||
+        assigns(k.kernel()->getBody(), p))
+      continue;
+    Halo h = base;
+    h.array = p;
+    int uses = references(k.kernel()->getBody(), p), reads = 0;
+    walk(k.kernel()->getBody(), [&](const Stmt *s) {
+      const auto *c = dyn_cast<ImplicitCastExpr>(s);
+      const auto *sub = c && c->getCastKind() == CK_LValueToRValue
+                            ? dyn_cast<ArraySubscriptExpr>(c->getSubExpr()->IgnoreParens())
+                            : nullptr;
+      if (sub && var_of(sub->getBase()) == p) ++reads;
+    });
+    if (uses == 0) continue;
+    if (uses != reads) { // the reason only for an array the kernel does read
+      if (reads > 0) reason = "'" + p->getName().str() + "' is used other than by reads of its elements";
+      continue;
+    }
+    auto main = main_statements(h, p);
+    if (!main) continue;
+    find_reads(k, h, *main);
+    bool reuse = h.reads.size() >= 2;
+    for (const HaloRead &r : h.reads)
+      reuse = reuse || r.at[0].loop || r.at[1].loop;
+    if (!reuse) continue;
+    if (Status st = check_prologue(h); !st) return st.error();
+    for (const HaloRead &r : h.reads)
+      for (const CountedLoop &l : r.loops) {
+        std::string hi = *uniform_text(k, l.bound);
+        h.bounds[l.var] = {*uniform_text(k, l.init), l.inclusive ? "(" + hi + " + 1)" : hi};
+      }
+    h.element = type_text(p->getType()->getPointeeType(), k.context());
+    find_decided(k, h);
+    return h;
+  }
+  return not_applicable(reason);
+}
+
+// Whether `s` is written outside macros.
+bool spans(const KernelAst &k, const Stmt *s) {
+  size_t b = 0, x = 0;
+  return k.span(s->getSourceRange(), b, x);
+}
+
+// The statements before staging, each thread's: declarations become
+// assignments of the hoisted locals, `return` a jump past staging's test,
+// and a wrapper's test such a jump unless it holds.
+std::string prologue_text(const KernelAst &k, const Halo &h, size_t b, size_t x, bool &jumps) {
+  const std::string &src = k.source();
+  std::vector<Repl> repls;
+  walk(h.index.space.body, [&](const Stmt *s) {
+    size_t rb = 0, rx = 0;
+    if (isa<ReturnStmt>(s) && k.span(s->getSourceRange(), rb, rx))
+      repls.push_back({rb, past_semicolon(src, rx), "goto __kbcc_out;"});
+  });
+  for (const Stmt *st : h.before)
+    if (const auto *d = dyn_cast<DeclStmt>(st)) {
+      std::string text;
+      for (const Decl *decl : d->decls()) {
+        const auto *v = cast<VarDecl>(decl);
+        size_t ib = 0, ix = 0;
+        if (v->getInit() && k.span(v->getInit()->getSourceRange(), ib, ix))
+          text += v->getName().str() + " = " + spliced(src, ib, ix, disjoint(repls)) + "; ";
+      }
+      repls.push_back({statement_begin(k, d), statement_end(k, d), text.empty() ? ";" : text});
+    }
+  std::string out;
+  for (const VarDecl *v : h.hoisted)
+    out += "  " + type_text(v->getType(), k.context()) + " " + v->getName().str() + ";\n";
+  out += "  bool __kbcc_live = false;\n" + spliced(src, b, x, disjoint(repls));
+  jumps = h.wrapper != nullptr;
+  for (const Stmt *st : h.before)
+    jumps = jumps || has_return(st);
+  if (h.wrapper) {
+    size_t cb = 0, cx = 0;
+    k.span(h.wrapper->getCond()->getSourceRange(), cb, cx);
+    out += "\n  if (!(" + spliced(src, cb, cx, disjoint(repls)) + ")) goto __kbcc_out;";
+  }
+  return out + "\n  __kbcc_live = true;\n" + (jumps ? "  __kbcc_out:;\n" : "");
+}
+
+// The block's ranges, its footprint and the staging of the elements its
+// reads load.
+std::string staging_text(const KernelAst &k, const Halo &h, long cap) {
+  std::string out = "  const long long __kbcc_bx = (long long)blockIdx.x * blockDim.x, __kbcc_by = (long "
+                    "long)blockIdx.y * blockDim.y;\n";
+  out += "  long long __kbcc_x0 = 0, __kbcc_x1 = -1, __kbcc_y0 = 0, __kbcc_y1 = -1;\n  bool __kbcc_any = false;\n";
+  std::string need, rects; // rects: each read's rectangle in tile coordinates
+  for (size_t i = 0; i < h.reads.size(); ++i) {
+    const HaloRead &r = h.reads[i];
+    std::string n = std::to_string(i), run = "true";
+    for (const CountedLoop &l : r.loops)
+      run += " && " + h.bounds.at(l.var).first + " < " + h.bounds.at(l.var).second;
+    out += "  const bool __kbcc_run" + n + " = " + run + ";\n";
+    for (int d = 0; d < 2; ++d) {
+      std::string a = d == 0 ? "x" : "y";
+      auto [lo, hi] = offset_range(h, r.at[d]);
+      out += "  const long long __kbcc_" + a + "lo" + n + " = (long long)" + lo + ", __kbcc_" + a + "hi" + n +
+             " = (long long)" + hi + ";\n";
+    }
+    out += "  if (__kbcc_run" + n + ") {\n    if (!__kbcc_any) { __kbcc_x0 = __kbcc_xlo" + n +
+           "; __kbcc_x1 = __kbcc_xhi" + n + "; __kbcc_y0 = __kbcc_ylo" + n + "; __kbcc_y1 = __kbcc_yhi" + n +
+           "; }\n    __kbcc_any = true;\n";
+    for (const char *a : {"x", "y"})
+      out += std::string("    __kbcc_") + a + "0 = __kbcc_" + a + "lo" + n + " < __kbcc_" + a + "0 ? __kbcc_" + a +
+             "lo" + n + " : __kbcc_" + a + "0;\n    __kbcc_" + a + "1 = __kbcc_" + a + "hi" + n + " > __kbcc_" + a +
+             "1 ? __kbcc_" + a + "hi" + n + " : __kbcc_" + a + "1;\n";
+    out += "  }\n";
+    // Element (r, c) of the footprint (tile row ty, column tx) is one this
+    // read loads when it lies in the read's rectangle and its path holds there.
+    const std::string base[2] = {"__kbcc_c", "__kbcc_r"};
+    std::string all = "__kbcc_run" + n;
+    for (int d = 0; d < 2; ++d) {
+      std::string a = d == 0 ? "x" : "y", lo = "__kbcc_" + a + "a" + n, hi = "__kbcc_" + a + "b" + n;
+      rects += "    const int " + lo + " = (int)(__kbcc_" + a + "lo" + n + " - __kbcc_" + a + "0), " + hi +
+               " = (int)(__kbcc_" + a + "hi" + n + " - __kbcc_" + a + "0) + (int)blockDim." + a + " - 1;\n";
+      all += " && __kbcc_t" + a + " >= " + lo + " && __kbcc_t" + a + " <= " + hi;
+    }
+    Subst subst = coord_subst(k, h, loop_vars_of(r), r, base);
+    for (const auto &[cond, value] : r.path)
+      all += (value ? " && " : " && !") + *uniform_text(k, cond, subst);
+    need += (need.empty() ? "(" : " || (") + all + ")";
+  }
+  std::string C = std::to_string(cap);
+  out += "  const long long __kbcc_fh = __kbcc_y1 - __kbcc_y0 + blockDim.y, __kbcc_fw = __kbcc_x1 - __kbcc_x0 + "
+         "blockDim.x;\n";
+  out += "  const bool __kbcc_fast = __syncthreads_and(__kbcc_live && __kbcc_any && __kbcc_fh <= " + C +
+         " && __kbcc_fw <= " + C + " && __kbcc_fh * __kbcc_fw <= " + C + ");\n";
+  out += "  __shared__ " + h.element + " __kbcc_tile[" + C + "];\n";
+  out += "  if (__kbcc_fast) {\n";
+  out += "    const int __kbcc_fhi = (int)__kbcc_fh, __kbcc_fwi = (int)__kbcc_fw;\n" + rects;
+  out += "    for (int __kbcc_ty = threadIdx.y; __kbcc_ty < __kbcc_fhi; __kbcc_ty += blockDim.y) {\n";
+  out += "      __attribute__((unused)) const long long __kbcc_r = __kbcc_by + __kbcc_y0 + __kbcc_ty;\n";
+  out += "      const " + h.element + " *__kbcc_row = " + h.array->getName().str() + " + (__kbcc_r * (long long)" +
+         h.stride + " + __kbcc_bx + __kbcc_x0);\n";
+  out += "      for (int __kbcc_tx = threadIdx.x; __kbcc_tx < __kbcc_fwi; __kbcc_tx += blockDim.x) {\n";
+  out += "        __attribute__((unused)) const long long __kbcc_c = __kbcc_bx + __kbcc_x0 + __kbcc_tx;\n";
+  out += "        if (" + need + ") __kbcc_tile[__kbcc_ty * __kbcc_fwi + __kbcc_tx] = __kbcc_row[__kbcc_tx];\n";
+  out += "      }\n    }\n    __syncthreads();\n  }\n";
+  return out;
+}
+
+// One copy of the statements after staging: the original (`fast` false),
+// or with the reads served from the tile and, when `decide`, the decided
+// conditions replaced by their values.
+std::string main_text(const KernelAst &k, const Halo &h, size_t b, size_t x, bool fast, bool decide) {
+  if (!fast) return spliced(k.source(), b, x, {});
+  std::vector<Repl> repls;
+  for (size_t i = 0; i < h.reads.size(); ++i) {
+    const HaloRead &r = h.reads[i];
+    size_t rb = 0, rx = 0;
+    k.span(r.read->getSourceRange(), rb, rx);
+    std::string at[2];
+    for (int d = 0; d < 2; ++d) {
+      const Coord &c = r.at[d];
+      at[d] =
+          std::string("threadIdx.") + (d == 0 ? "x" : "y") + " + __kbcc_o" + (d == 0 ? "x" : "y") + std::to_string(i);
+      if (c.loop) at[d] += (c.sign > 0 ? " + (unsigned)" : " - (unsigned)") + c.loop->getName().str();
+    }
+    repls.push_back({rb, rx, "__kbcc_tile[(" + at[1] + ") * __kbcc_fwu + " + at[0] + "]"});
+  }
+  if (decide)
+    for (const auto &[cond, d] : h.decided) {
+      size_t cb = 0, cx = 0;
+      k.span(cond->getSourceRange(), cb, cx);
+      repls.push_back({cb, cx, d.holds ? "true" : "false"});
+    }
+  // Locals the served reads and decided conditions no longer use.
+  walk(h.index.space.body, [&](const Stmt *s) {
+    const auto *cs = dyn_cast<CompoundStmt>(s);
+    if (!cs) return;
+    for (const Stmt *c : cs->body()) {
+      size_t at = isa<DeclStmt>(c) ? statement_begin(k, c) : std::string::npos;
+      if (at != std::string::npos && at >= b && at < x) repls.push_back({at, at, "__attribute__((unused)) "});
+    }
+  });
+  return spliced(k.source(), b, x, disjoint(repls));
+}
+
+} // namespace
+
+Expected<std::vector<Axis>> halo_space(const Input &in) {
+  auto h = analyze(*in.ast);
+  if (!h) return h.error();
+  return std::vector<Axis>{{"block", {"32x8", "32x4", "64x4", "16x16"}}};
+}
+
+Expected<Output> halo_apply(const Input &in, const Params &params) {
+  const KernelAst &k = *in.ast;
+  auto h = analyze(k);
+  if (!h) return h.error();
+  auto [bx, by] = shape_param(params, "block", "32x8");
+  if (bx < 1 || by < 1 || bx * by > 1024 || (bx * by) % 32 != 0) return not_applicable("block out of range");
+  const CompoundStmt *body = h->index.space.body;
+  bool in_macro = false;
+  walk(body, [&](const Stmt *s) {
+    if (isa<DeclRefExpr>(s) || isa<ReturnStmt>(s) || isa<IfStmt>(s) || isa<ArraySubscriptExpr>(s) || isa<DeclStmt>(s))
+      in_macro = in_macro || !spans(k, s);
+  });
+  for (const auto &[cond, d] : h->decided)
+    in_macro = in_macro || !spans(k, cond);
+  size_t open = k.offset(body->getLBracLoc()), close = k.offset(body->getRBracLoc());
+  const Stmt *split = h->wrapper ? static_cast<const Stmt *>(h->wrapper) : h->first;
+  size_t mb = split ? statement_begin(k, split) : std::string::npos;
+  if (in_macro || open == std::string::npos || close == std::string::npos || mb == std::string::npos)
+    return not_applicable("part of the body is written in a macro");
+  // Without a wrapper, what runs after staging is [mb, close); with one, its block.
+  size_t xb = mb, xe = close;
+  if (h->wrapper) {
+    xb = k.offset(cast<CompoundStmt>(h->wrapper->getThen())->getLBracLoc()) + 1;
+    xe = k.offset(cast<CompoundStmt>(h->wrapper->getThen())->getRBracLoc());
+  }
+  long cap = (bx + 32) * (by + 32);
+  bool jumps = false;
+  std::string out = "\n" + prologue_text(k, *h, open + 1, mb, jumps) + staging_text(k, *h, cap);
+  out += "  if (!__kbcc_live) return;\n  const unsigned __kbcc_fwu = (unsigned)__kbcc_fw;\n";
+  for (size_t i = 0; i < h->reads.size(); ++i)
+    for (int d = 0; d < 2; ++d) {
+      std::string a = d == 0 ? "x" : "y";
+      out += "  __attribute__((unused)) const unsigned __kbcc_o" + a + std::to_string(i) + " = (unsigned)((long long)" +
+             h->reads[i].at[d].c + " - __kbcc_" + a + "0);\n";
+    }
+  std::string decided = "true";
+  for (const auto &[cond, d] : h->decided)
+    for (const std::string &c : d.checks)
+      decided += " && " + c;
+  if (!h->decided.empty())
+    out += "  if (__kbcc_fast && " + decided + ") {\n" + main_text(k, *h, xb, xe, true, true) + "\n  } else ";
+  else
+    out += "  ";
+  out += "if (__kbcc_fast) {\n" + main_text(k, *h, xb, xe, true, false) + "\n  } else {\n" +
+         main_text(k, *h, xb, xe, false, false) + "\n  }\n";
+  Edits e;
+  e.replace(open + 1, close, out);
+  auto text = e.apply(k.source());
+  if (!text) return text.error();
+  Output o;
+  o.source = *text;
+  o.launch = tile_mapping(h->index.space, bx, by, bx, by);
+  o.numerics = cache::kNumericsExact;
+  o.size_params.assign(h->index.space.bound_params.begin(), h->index.space.bound_params.end());
+  return o;
+}
+
+} // namespace kbcc::transform

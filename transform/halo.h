@@ -1,0 +1,16 @@
+// smem_tiling's stencil form (transform/halo.cpp): a 2-D kernel whose
+// threads read a read-only array around their own element stages each
+// block's tile and halo in shared memory. smem_tiling uses it for kernels
+// its reduction-loop form does not accept.
+#pragma once
+
+#include "transform/transform.h"
+
+namespace kbcc::transform {
+
+// The parameter axes (block shape), or Error "not-applicable" with the reason.
+Expected<std::vector<Axis>> halo_space(const Input &in);
+// The rewritten kernel and its launch mapping for `params` ("block": "BXxBY").
+Expected<Output> halo_apply(const Input &in, const Params &params);
+
+} // namespace kbcc::transform

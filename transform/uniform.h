@@ -1,0 +1,55 @@
+// Text of thread-invariant expressions, and splicing of a definition's text:
+// what transforms that copy code into new places (the window's steps, a
+// stencil's staging) need to write an expression once for the whole block.
+#pragma once
+
+#include "transform/ast.h"
+
+#include "clang/AST/Expr.h"
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kbcc::transform {
+
+// A replacement of [begin, end) of the definition's text.
+struct Repl {
+  size_t begin, end;
+  std::string text;
+};
+
+// The text of [b, x) of the definition with the (disjoint) replacements
+// inside it; on a bad edit, an #error line that fails the candidate's compile.
+std::string spliced(const std::string &src, size_t b, size_t x, const std::vector<Repl> &repls);
+
+// Replacements sorted by position (an insertion before a replacement at the
+// same place), dropping those inside an earlier one.
+std::vector<Repl> disjoint(std::vector<Repl> repls);
+
+// Offsets of `s` in the definition, also when it is a whole macro expansion
+// (`R` of `#define R 3`): then the text is the macro's invocation.
+bool span_of(const KernelAst &k, const clang::Stmt *s, size_t &b, size_t &x);
+
+// What uniform_text writes in place of variables, and of whole expressions
+// (`expr` returns the text replacing one, or nullopt to look inside it).
+struct Subst {
+  std::map<const clang::VarDecl *, std::string> vars;
+  std::function<std::optional<std::string>(const clang::Expr *)> expr;
+};
+
+// Text of `e` computed the same by every thread: parameters, literals and
+// locals never assigned whose initializers are such text (inlined), with
+// `subst` applied. nullopt otherwise.
+std::optional<std::string> uniform_text(const KernelAst &k, const clang::Expr *e, const Subst &subst = {},
+                                        int depth = 0);
+
+// The variable `e` names (through parentheses and implicit casts), if any.
+const clang::VarDecl *var_of(const clang::Expr *e);
+
+// `t` as CUDA text, canonical and without qualifiers.
+std::string type_text(clang::QualType t, const clang::ASTContext &ctx);
+
+} // namespace kbcc::transform
