@@ -20,18 +20,23 @@
 //     or `return` other than `if (C) continue;` and `if (C) return;`, and the
 //     conditions on its path read only its coordinates y + ry and x + rx (in
 //     any form y +- t + c'), parameters and uniform locals;
-//   - the statements before the first statement that reads X (or before the
-//     body's last statement `if (C) { ... }` holding the reads) declare plain
-//     scalars, which become assignments to locals declared first, so their
-//     `return`s can become jumps past them.
-// A block whose threads all pass those statements, and whose footprint (the
-// rectangle of the reads' ranges around its tile) fits the shared buffer,
-// loads there exactly the elements some read of the block would load: those
-// in that read's rectangle where its path holds, for reads whose loops run.
-// The others use the original code. Conditions on the path that are bounds
-// on a coordinate, holding (or failing) over the block's whole range of that
-// coordinate, are decided in a third copy. Each thread's operations keep
-// their order, so results are bit-identical.
+//   - the statements before the first statement naming X (at the top level
+//     of the body, or before and inside the body's last statement
+//     `if (C) { ... }` when that holds the reads) declare plain scalars.
+// Each thread runs `rows` rows of the original, blockDim.y apart: those
+// statements run first for each row, their locals one value per row and a
+// `return` (or C failing) ending the row, so every thread reaches the
+// barrier. A block whose rows all live, and whose footprint (the rectangle
+// of the reads' ranges around its outputs) fits the shared buffer, loads
+// there exactly the elements some read of the block would load: those in
+// that read's rectangle where its path holds, for reads whose loops run. The
+// others run the original code, row after row. Conditions on the paths that
+// are bounds on a coordinate, holding (or failing) over the block's whole
+// range of it, are decided in a third copy. When the code after staging
+// starts with a loop nest whose innermost body holds every served read,
+// stores nothing and leaves only by `continue`, the staged copies run the
+// rows inside that body (what the rows share is computed once per step).
+// Each row's operations keep their order, so results are bit-identical.
 #include "transform/halo.h"
 
 #include "cache/variant.h"
@@ -91,8 +96,12 @@ struct Halo {
   std::vector<HaloRead> reads;
   std::map<const VarDecl *, std::pair<std::string, std::string>> bounds; // loop var: first, last + 1
   const IfStmt *wrapper = nullptr;                                       // `if (C) { ... }` holding the reads
-  const Stmt *first = nullptr; // without a wrapper: the first statement reading X
-  std::vector<const Stmt *> before;
+  const Stmt *first = nullptr;      // the first statement naming X (at the top level of the body or the wrapper)
+  std::vector<const Stmt *> before; // statements before it (the wrapper's test aside)
+  // The loop nest that starts the statements after staging, each loop the
+  // only statement of the one around it, with every served read in the
+  // innermost body: its items then run inside that body.
+  std::vector<const ForStmt *> nest;
   std::vector<const VarDecl *> hoisted;
   std::map<const Expr *, Decided> decided;
 };
@@ -375,7 +384,7 @@ void find_decided(const KernelAst &k, Halo &h) {
             if (!value) op = BinaryOperator::negateComparisonOp(op);
             std::string a = d == 0 ? "x" : "y", n = std::to_string(i);
             std::string lo = "__kbcc_b" + a + " + __kbcc_" + a + "lo" + n,
-                        hi = "__kbcc_b" + a + " + (long long)blockDim." + a + " - 1 + __kbcc_" + a + "hi" + n;
+                        hi = "__kbcc_b" + a + " + __kbcc_e" + a + " - 1 + __kbcc_" + a + "hi" + n;
             bool lower = op == BO_GE || op == BO_GT;
             check = "(" + (lower ? lo : hi) + " + " + c->c + " - " + r.at[d].c + ") " +
                     BinaryOperator::getOpcodeStr(op).str() + " (long long)" + *bound;
@@ -415,22 +424,25 @@ Status check_prologue(Halo &h) {
 }
 
 // The statements that run after staging, for array `p`: from the first
-// top-level statement naming it, or the block of the body's last statement
-// `if (C) { ... }` when that is the first. Sets h.before/first/wrapper.
+// top-level statement naming it, or, when that is the body's last statement
+// `if (C) { ... }`, from the first statement of its block naming it. Sets
+// h.before/first/wrapper.
 std::optional<std::vector<const Stmt *>> main_statements(Halo &h, const ParmVarDecl *p) {
-  const CompoundStmt *body = h.index.space.body;
-  std::vector<const Stmt *> main;
   h.before.clear();
   h.wrapper = nullptr;
   h.first = nullptr;
-  for (const Stmt *st : body->body()) {
-    if (!h.first && !refers_to(st, p)) {
-      h.before.push_back(st);
-      continue;
+  auto split = [&](const CompoundStmt *block) {
+    std::vector<const Stmt *> main;
+    for (const Stmt *st : block->body()) {
+      if (!h.first && !refers_to(st, p))
+        h.before.push_back(st);
+      else
+        main.push_back(st);
+      if (!h.first && !main.empty()) h.first = st;
     }
-    if (!h.first) h.first = st;
-    main.push_back(st);
-  }
+    return main;
+  };
+  std::vector<const Stmt *> main = split(h.index.space.body);
   if (!h.first) return std::nullopt;
   const auto *w = dyn_cast<IfStmt>(h.first);
   const auto *block = w ? dyn_cast<CompoundStmt>(w->getThen()) : nullptr;
@@ -438,9 +450,31 @@ std::optional<std::vector<const Stmt *>> main_statements(Halo &h, const ParmVarD
   if (block && last && !w->getElse() && !w->getInit() && !w->getConditionVariable() && !refers_to(w->getCond(), p)) {
     h.wrapper = w;
     h.first = nullptr;
-    main.assign(block->body_begin(), block->body_end());
+    main = split(block);
   }
   return main;
+}
+
+// The loop nest at the start of `main` that holds every served read in its
+// innermost body, when that body stores nothing and leaves only by
+// `continue` (so each item's steps can interleave with the others').
+void find_nest(Halo &h, const std::vector<const Stmt *> &main) {
+  std::vector<const ForStmt *> nest;
+  const Stmt *s = main.empty() ? nullptr : main.front();
+  while (const auto *f = dyn_cast_or_null<ForStmt>(s)) {
+    nest.push_back(f);
+    s = f->getBody();
+    if (const auto *c = dyn_cast<CompoundStmt>(s); c && c->size() == 1) s = c->body_front();
+  }
+  if (nest.empty()) return;
+  const Stmt *inner = nest.back()->getBody();
+  if (writes_memory(inner) || has_return(inner) || has_break_or_goto(inner)) return;
+  for (const HaloRead &r : h.reads) {
+    if (r.loops.size() < nest.size()) return;
+    for (size_t i = 0; i < nest.size(); ++i)
+      if (r.loops[i].loop != nest[i]) return;
+  }
+  h.nest = nest;
 }
 
 Expected<Halo> analyze(const KernelAst &k) {
@@ -482,6 +516,7 @@ Expected<Halo> analyze(const KernelAst &k) {
       reuse = reuse || r.at[0].loop || r.at[1].loop;
     if (!reuse) continue;
     if (Status st = check_prologue(h); !st) return st.error();
+    find_nest(h, *main);
     for (const HaloRead &r : h.reads)
       for (const CountedLoop &l : r.loops) {
         std::string hi = *uniform_text(k, l.bound);
@@ -500,17 +535,47 @@ bool spans(const KernelAst &k, const Stmt *s) {
   return k.span(s->getSourceRange(), b, x);
 }
 
-// The statements before staging, each thread's: declarations become
-// assignments of the hoisted locals, `return` a jump past staging's test,
-// and a wrapper's test such a jump unless it holds.
-std::string prologue_text(const KernelAst &k, const Halo &h, size_t b, size_t x, bool &jumps) {
+// Replacements that make code run as item `q` of the thread (rows
+// `blockDim.y` apart): the y index reads the item's row, hoisted locals
+// their own element, and `return` jumps to `label`.
+std::vector<Repl> item_repls(const KernelAst &k, const Halo &h, long rows, const std::string &label,
+                             const std::string &q = "__kbcc_q") {
+  std::vector<Repl> out;
   const std::string &src = k.source();
-  std::vector<Repl> repls;
+  for (const GlobalIndex &g : h.index.space.occurrences) {
+    size_t b = 0, x = 0;
+    if (g.dim == 1 && k.span(g.expr->getSourceRange(), b, x))
+      out.push_back({b, x,
+                     as_index(src.substr(b, x - b), "blockIdx.y * blockDim.y * " + std::to_string(rows) +
+                                                        "u + threadIdx.y + __kbcc_q * blockDim.y")});
+  }
   walk(h.index.space.body, [&](const Stmt *s) {
-    size_t rb = 0, rx = 0;
-    if (isa<ReturnStmt>(s) && k.span(s->getSourceRange(), rb, rx))
-      repls.push_back({rb, past_semicolon(src, rx), "goto __kbcc_out;"});
+    size_t b = 0, x = 0;
+    if (const auto *ref = dyn_cast<DeclRefExpr>(s)) {
+      const auto *v = dyn_cast<VarDecl>(ref->getDecl());
+      if (v && std::find(h.hoisted.begin(), h.hoisted.end(), v) != h.hoisted.end() &&
+          k.span(ref->getSourceRange(), b, x))
+        out.push_back({b, x, v->getName().str() + "[" + q + "]"});
+    }
+    if (isa<ReturnStmt>(s) && k.span(s->getSourceRange(), b, x))
+      out.push_back({b, past_semicolon(src, x), "goto " + label + ";"});
   });
+  return out;
+}
+
+// An unrolled loop over the thread's `rows` items running `body`.
+std::string per_item(long rows, const std::string &body) {
+  return "  #pragma unroll\n  for (int __kbcc_q = 0; __kbcc_q < " + std::to_string(rows) + "; ++__kbcc_q) {\n" + body +
+         "  }\n";
+}
+
+// The statements before staging, once per item: those before `h.first`
+// (from `open`), where declarations become assignments of the hoisted
+// locals (one element per item), and `return` (or a wrapper's test failing)
+// ends the item, which then takes no part.
+std::string prologue_text(const KernelAst &k, const Halo &h, long rows, size_t open) {
+  const std::string &src = k.source();
+  std::vector<Repl> repls = item_repls(k, h, rows, "__kbcc_p");
   for (const Stmt *st : h.before)
     if (const auto *d = dyn_cast<DeclStmt>(st)) {
       std::string text;
@@ -518,30 +583,41 @@ std::string prologue_text(const KernelAst &k, const Halo &h, size_t b, size_t x,
         const auto *v = cast<VarDecl>(decl);
         size_t ib = 0, ix = 0;
         if (v->getInit() && k.span(v->getInit()->getSourceRange(), ib, ix))
-          text += v->getName().str() + " = " + spliced(src, ib, ix, disjoint(repls)) + "; ";
+          text += v->getName().str() + "[__kbcc_q] = " + spliced(src, ib, ix, disjoint(repls)) + "; ";
       }
       repls.push_back({statement_begin(k, d), statement_end(k, d), text.empty() ? ";" : text});
     }
-  std::string out;
+  repls = disjoint(repls);
+  std::string R = std::to_string(rows), out;
   for (const VarDecl *v : h.hoisted)
-    out += "  " + type_text(v->getType(), k.context()) + " " + v->getName().str() + ";\n";
-  out += "  bool __kbcc_live = false;\n" + spliced(src, b, x, disjoint(repls));
-  jumps = h.wrapper != nullptr;
-  for (const Stmt *st : h.before)
-    jumps = jumps || has_return(st);
-  if (h.wrapper) {
+    out += "  " + type_text(v->getType(), k.context()) + " " + v->getName().str() + "[" + R + "];\n";
+  out += "  bool __kbcc_live[" + R + "];\n";
+  std::string item = "    __kbcc_live[__kbcc_q] = false;\n";
+  size_t first = statement_begin(k, h.first);
+  if (h.wrapper) { // up to the wrapper, its test, then its block up to the first statement naming X
     size_t cb = 0, cx = 0;
     k.span(h.wrapper->getCond()->getSourceRange(), cb, cx);
-    out += "\n  if (!(" + spliced(src, cb, cx, disjoint(repls)) + ")) goto __kbcc_out;";
+    item += spliced(src, open, statement_begin(k, h.wrapper), repls) + "\n    if (!(" + spliced(src, cb, cx, repls) +
+            ")) goto __kbcc_p;\n" +
+            spliced(src, k.offset(cast<CompoundStmt>(h.wrapper->getThen())->getLBracLoc()) + 1, first, repls);
+  } else {
+    item += spliced(src, open, first, repls);
   }
-  return out + "\n  __kbcc_live = true;\n" + (jumps ? "  __kbcc_out:;\n" : "");
+  bool jumps = h.wrapper != nullptr;
+  for (const Stmt *st : h.before)
+    jumps = jumps || has_return(st);
+  item += "\n    __kbcc_live[__kbcc_q] = true;\n" + std::string(jumps ? "    __kbcc_p:;\n" : "");
+  return out + per_item(rows, item) + "  bool __kbcc_all = true;\n" +
+         per_item(rows, "    __kbcc_all = __kbcc_all && __kbcc_live[__kbcc_q];\n");
 }
 
 // The block's ranges, its footprint and the staging of the elements its
-// reads load.
-std::string staging_text(const KernelAst &k, const Halo &h, long cap) {
-  std::string out = "  const long long __kbcc_bx = (long long)blockIdx.x * blockDim.x, __kbcc_by = (long "
-                    "long)blockIdx.y * blockDim.y;\n";
+// reads load. The block's outputs span blockDim.x x (blockDim.y * rows).
+std::string staging_text(const KernelAst &k, const Halo &h, long rows, long cap) {
+  std::string out =
+      "  const long long __kbcc_ex = blockDim.x, __kbcc_ey = (long long)blockDim.y * " + std::to_string(rows) + ";\n";
+  out += "  const long long __kbcc_bx = (long long)blockIdx.x * __kbcc_ex, __kbcc_by = (long long)blockIdx.y * "
+         "__kbcc_ey;\n";
   out += "  long long __kbcc_x0 = 0, __kbcc_x1 = -1, __kbcc_y0 = 0, __kbcc_y1 = -1;\n  bool __kbcc_any = false;\n";
   std::string need, rects; // rects: each read's rectangle in tile coordinates
   for (size_t i = 0; i < h.reads.size(); ++i) {
@@ -571,7 +647,7 @@ std::string staging_text(const KernelAst &k, const Halo &h, long cap) {
     for (int d = 0; d < 2; ++d) {
       std::string a = d == 0 ? "x" : "y", lo = "__kbcc_" + a + "a" + n, hi = "__kbcc_" + a + "b" + n;
       rects += "    const int " + lo + " = (int)(__kbcc_" + a + "lo" + n + " - __kbcc_" + a + "0), " + hi +
-               " = (int)(__kbcc_" + a + "hi" + n + " - __kbcc_" + a + "0) + (int)blockDim." + a + " - 1;\n";
+               " = (int)(__kbcc_" + a + "hi" + n + " - __kbcc_" + a + "0 + __kbcc_e" + a + ") - 1;\n";
       all += " && __kbcc_t" + a + " >= " + lo + " && __kbcc_t" + a + " <= " + hi;
     }
     Subst subst = coord_subst(k, h, loop_vars_of(r), r, base);
@@ -580,9 +656,9 @@ std::string staging_text(const KernelAst &k, const Halo &h, long cap) {
     need += (need.empty() ? "(" : " || (") + all + ")";
   }
   std::string C = std::to_string(cap);
-  out += "  const long long __kbcc_fh = __kbcc_y1 - __kbcc_y0 + blockDim.y, __kbcc_fw = __kbcc_x1 - __kbcc_x0 + "
-         "blockDim.x;\n";
-  out += "  const bool __kbcc_fast = __syncthreads_and(__kbcc_live && __kbcc_any && __kbcc_fh <= " + C +
+  out += "  const long long __kbcc_fh = __kbcc_y1 - __kbcc_y0 + __kbcc_ey, __kbcc_fw = __kbcc_x1 - __kbcc_x0 + "
+         "__kbcc_ex;\n";
+  out += "  const bool __kbcc_fast = __syncthreads_and(__kbcc_all && __kbcc_any && __kbcc_fh <= " + C +
          " && __kbcc_fw <= " + C + " && __kbcc_fh * __kbcc_fw <= " + C + ");\n";
   out += "  __shared__ " + h.element + " __kbcc_tile[" + C + "];\n";
   out += "  if (__kbcc_fast) {\n";
@@ -598,23 +674,31 @@ std::string staging_text(const KernelAst &k, const Halo &h, long cap) {
   return out;
 }
 
-// One copy of the statements after staging: the original (`fast` false),
-// or with the reads served from the tile and, when `decide`, the decided
-// conditions replaced by their values.
-std::string main_text(const KernelAst &k, const Halo &h, size_t b, size_t x, bool fast, bool decide) {
-  if (!fast) return spliced(k.source(), b, x, {});
+// Whether a `return` lies in [b, x) of the definition.
+bool returns_in(const KernelAst &k, const Halo &h, size_t b, size_t x) {
+  bool found = false;
+  walk(h.index.space.body, [&](const Stmt *s) {
+    size_t at = isa<ReturnStmt>(s) ? statement_begin(k, s) : std::string::npos;
+    found = found || (at != std::string::npos && at >= b && at < x);
+  });
+  return found;
+}
+
+// The replacements of a staged copy: reads served from the tile (item
+// `__kbcc_q`), the decided conditions' values when `decide`, and
+// declarations in [b, x) marked unused (the reads and conditions may have
+// been their only uses).
+std::vector<Repl> served_repls(const KernelAst &k, const Halo &h, bool decide, size_t b, size_t x) {
   std::vector<Repl> repls;
   for (size_t i = 0; i < h.reads.size(); ++i) {
     const HaloRead &r = h.reads[i];
     size_t rb = 0, rx = 0;
     k.span(r.read->getSourceRange(), rb, rx);
-    std::string at[2];
-    for (int d = 0; d < 2; ++d) {
-      const Coord &c = r.at[d];
-      at[d] =
-          std::string("threadIdx.") + (d == 0 ? "x" : "y") + " + __kbcc_o" + (d == 0 ? "x" : "y") + std::to_string(i);
-      if (c.loop) at[d] += (c.sign > 0 ? " + (unsigned)" : " - (unsigned)") + c.loop->getName().str();
-    }
+    std::string at[2] = {"threadIdx.x + __kbcc_ox" + std::to_string(i),
+                         "threadIdx.y + __kbcc_q * blockDim.y + __kbcc_oy" + std::to_string(i)};
+    for (int d = 0; d < 2; ++d)
+      if (const Coord &c = r.at[d]; c.loop)
+        at[d] += (c.sign > 0 ? " + (unsigned)" : " - (unsigned)") + c.loop->getName().str();
     repls.push_back({rb, rx, "__kbcc_tile[(" + at[1] + ") * __kbcc_fwu + " + at[0] + "]"});
   }
   if (decide)
@@ -623,7 +707,6 @@ std::string main_text(const KernelAst &k, const Halo &h, size_t b, size_t x, boo
       k.span(cond->getSourceRange(), cb, cx);
       repls.push_back({cb, cx, d.holds ? "true" : "false"});
     }
-  // Locals the served reads and decided conditions no longer use.
   walk(h.index.space.body, [&](const Stmt *s) {
     const auto *cs = dyn_cast<CompoundStmt>(s);
     if (!cs) return;
@@ -632,7 +715,57 @@ std::string main_text(const KernelAst &k, const Halo &h, size_t b, size_t x, boo
       if (at != std::string::npos && at >= b && at < x) repls.push_back({at, at, "__attribute__((unused)) "});
     }
   });
-  return spliced(k.source(), b, x, disjoint(repls));
+  return repls;
+}
+
+// [b, x) of the definition once per item (live items only unless `all_live`),
+// `label` ending the item.
+std::string items_text(const KernelAst &k, const Halo &h, long rows, size_t b, size_t x, std::vector<Repl> repls,
+                       bool all_live, const std::string &label) {
+  for (Repl &r : item_repls(k, h, rows, label))
+    repls.push_back(std::move(r));
+  return per_item(rows, std::string(all_live ? "" : "    if (!__kbcc_live[__kbcc_q]) continue;\n") + "    {\n" +
+                            spliced(k.source(), b, x, disjoint(repls)) + "\n    }\n" +
+                            (returns_in(k, h, b, x) ? "    " + label + ":;\n" : ""));
+}
+
+// One copy of the statements after staging ([b, x) of the definition): the
+// original per live item (`fast` false), or with the reads served from the
+// tile and, when `decide`, the decided conditions replaced by their values.
+// With a nest, the staged copies run the items inside its innermost body, so
+// what they share (loop counters, uniform loads) is computed once per step.
+// `label` names the copy's jump targets.
+std::string main_text(const KernelAst &k, const Halo &h, long rows, size_t b, size_t x, bool fast, bool decide,
+                      const std::string &label) {
+  if (!fast) return items_text(k, h, rows, b, x, {}, false, label);
+  std::vector<Repl> served = served_repls(k, h, decide, b, x);
+  if (h.nest.empty()) return items_text(k, h, rows, b, x, served, true, label);
+  const std::string &src = k.source();
+  size_t nb = statement_begin(k, h.nest.front()), ne = statement_end(k, h.nest.front()), ib = 0, ie = 0;
+  const Stmt *inner = h.nest.back()->getBody();
+  k.span(inner->getSourceRange(), ib, ie);
+  if (!isa<CompoundStmt>(inner)) ie = past_semicolon(src, ie);
+  // The loop headers are shared: hoisted locals there (uniform) read item 0's.
+  std::vector<Repl> header = served, body = served;
+  for (Repl &r : item_repls(k, h, rows, label, "0"))
+    header.push_back(std::move(r));
+  for (Repl &r : item_repls(k, h, rows, label))
+    body.push_back(std::move(r));
+  bool continues = false; // of the innermost loop: they end the item's step
+  std::function<void(const Stmt *)> visit = [&](const Stmt *s) {
+    if (!s || isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s)) return;
+    size_t cb = 0, cx = 0;
+    if (isa<ContinueStmt>(s) && k.span(s->getSourceRange(), cb, cx)) {
+      body.push_back({cb, past_semicolon(src, cx), "goto " + label + "s;"});
+      continues = true;
+    }
+    for (const Stmt *c : s->children())
+      visit(c);
+  };
+  visit(inner);
+  std::string step = spliced(src, ib, ie, disjoint(body)) + "\n" + (continues ? "    " + label + "s:;\n" : "");
+  return spliced(src, nb, ib, disjoint(header)) + "{\n" + per_item(rows, step) + "  }" +
+         spliced(src, ie, ne, disjoint(header)) + "\n" + items_text(k, h, rows, ne, x, served, true, label);
 }
 
 } // namespace
@@ -640,15 +773,17 @@ std::string main_text(const KernelAst &k, const Halo &h, size_t b, size_t x, boo
 Expected<std::vector<Axis>> halo_space(const Input &in) {
   auto h = analyze(*in.ast);
   if (!h) return h.error();
-  return std::vector<Axis>{{"block", {"32x8", "32x4", "64x4", "16x16"}}};
+  return std::vector<Axis>{{"rows", {"4", "2", "1"}}, {"block", {"32x4", "32x8", "64x4", "16x16"}}};
 }
 
 Expected<Output> halo_apply(const Input &in, const Params &params) {
   const KernelAst &k = *in.ast;
   auto h = analyze(k);
   if (!h) return h.error();
-  auto [bx, by] = shape_param(params, "block", "32x8");
+  auto [bx, by] = shape_param(params, "block", "32x4");
+  long rows = int_param(params, "rows", 4);
   if (bx < 1 || by < 1 || bx * by > 1024 || (bx * by) % 32 != 0) return not_applicable("block out of range");
+  if (rows < 1 || rows > 8) return not_applicable("rows is not 1 to 8");
   const CompoundStmt *body = h->index.space.body;
   bool in_macro = false;
   walk(body, [&](const Stmt *s) {
@@ -657,21 +792,22 @@ Expected<Output> halo_apply(const Input &in, const Params &params) {
   });
   for (const auto &[cond, d] : h->decided)
     in_macro = in_macro || !spans(k, cond);
+  for (const GlobalIndex &g : h->index.space.occurrences)
+    in_macro = in_macro || !spans(k, g.expr);
   size_t open = k.offset(body->getLBracLoc()), close = k.offset(body->getRBracLoc());
   const Stmt *split = h->wrapper ? static_cast<const Stmt *>(h->wrapper) : h->first;
   size_t mb = split ? statement_begin(k, split) : std::string::npos;
   if (in_macro || open == std::string::npos || close == std::string::npos || mb == std::string::npos)
     return not_applicable("part of the body is written in a macro");
-  // Without a wrapper, what runs after staging is [mb, close); with one, its block.
-  size_t xb = mb, xe = close;
-  if (h->wrapper) {
-    xb = k.offset(cast<CompoundStmt>(h->wrapper->getThen())->getLBracLoc()) + 1;
-    xe = k.offset(cast<CompoundStmt>(h->wrapper->getThen())->getRBracLoc());
-  }
-  long cap = (bx + 32) * (by + 32);
-  bool jumps = false;
-  std::string out = "\n" + prologue_text(k, *h, open + 1, mb, jumps) + staging_text(k, *h, cap);
-  out += "  if (!__kbcc_live) return;\n  const unsigned __kbcc_fwu = (unsigned)__kbcc_fw;\n";
+  // What runs after staging: from the first statement naming X to the end
+  // of the body, or of the wrapper's block.
+  size_t xb = statement_begin(k, h->first), xe = close;
+  if (h->wrapper) xe = k.offset(cast<CompoundStmt>(h->wrapper->getThen())->getRBracLoc());
+  if (xb == std::string::npos || xe == std::string::npos)
+    return not_applicable("part of the body is written in a macro");
+  long cap = (bx + 32) * (by * rows + 32);
+  std::string out = "\n" + prologue_text(k, *h, rows, open + 1) + staging_text(k, *h, rows, cap);
+  out += "  const unsigned __kbcc_fwu = (unsigned)__kbcc_fw;\n";
   for (size_t i = 0; i < h->reads.size(); ++i)
     for (int d = 0; d < 2; ++d) {
       std::string a = d == 0 ? "x" : "y";
@@ -683,18 +819,19 @@ Expected<Output> halo_apply(const Input &in, const Params &params) {
     for (const std::string &c : d.checks)
       decided += " && " + c;
   if (!h->decided.empty())
-    out += "  if (__kbcc_fast && " + decided + ") {\n" + main_text(k, *h, xb, xe, true, true) + "\n  } else ";
+    out += "  if (__kbcc_fast && " + decided + ") {\n" + main_text(k, *h, rows, xb, xe, true, true, "__kbcc_e2") +
+           "  } else ";
   else
     out += "  ";
-  out += "if (__kbcc_fast) {\n" + main_text(k, *h, xb, xe, true, false) + "\n  } else {\n" +
-         main_text(k, *h, xb, xe, false, false) + "\n  }\n";
+  out += "if (__kbcc_fast) {\n" + main_text(k, *h, rows, xb, xe, true, false, "__kbcc_e1") + "  } else {\n" +
+         main_text(k, *h, rows, xb, xe, false, false, "__kbcc_e0") + "  }\n";
   Edits e;
   e.replace(open + 1, close, out);
   auto text = e.apply(k.source());
   if (!text) return text.error();
   Output o;
   o.source = *text;
-  o.launch = tile_mapping(h->index.space, bx, by, bx, by);
+  o.launch = tile_mapping(h->index.space, bx, by * rows, bx, by);
   o.numerics = cache::kNumericsExact;
   o.size_params.assign(h->index.space.bound_params.begin(), h->index.space.bound_params.end());
   return o;

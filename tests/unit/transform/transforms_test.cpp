@@ -759,11 +759,15 @@ std::string conv_with(const std::string &from, const std::string &to) {
 } // namespace
 
 TEST(Transforms, TilingStagesAStencilsTileAndHalo) {
-  Output out = applied("smem_tiling", kConv2d, {{"block", "32x8"}});
-  // The locals before the reads are declared first; a dead thread still reaches the barrier.
-  EXPECT_NE(out.source.find("  float acc;\n"), std::string::npos) << out.source;
-  EXPECT_NE(out.source.find("if (x >= w || y >= h) goto __kbcc_out;"), std::string::npos);
-  EXPECT_NE(out.source.find("acc = 0.0f;"), std::string::npos);
+  Output out = applied("smem_tiling", kConv2d, {{"block", "32x8"}, {"rows", "4"}});
+  // Each thread runs 4 rows, blockDim.y apart; the locals before the reads
+  // hold one value per row, and a dead row still lets the thread reach the barrier.
+  EXPECT_NE(out.source.find("  float acc[4];\n"), std::string::npos) << out.source;
+  EXPECT_NE(out.source.find("y[__kbcc_q] = ((decltype(blockIdx.y * blockDim.y + threadIdx.y))(blockIdx.y * blockDim.y "
+                            "* 4u + threadIdx.y + __kbcc_q * blockDim.y));"),
+            std::string::npos);
+  EXPECT_NE(out.source.find("if (x[__kbcc_q] >= w || y[__kbcc_q] >= h) goto __kbcc_p;"), std::string::npos);
+  EXPECT_NE(out.source.find("__kbcc_ey = (long long)blockDim.y * 4;"), std::string::npos);
   // Offsets of the read: dy - half and dx - half over the loops' ranges.
   EXPECT_NE(out.source.find("__kbcc_ylo0 = (long long)((0) + (0 - (((int)((k / 2))))))"), std::string::npos);
   EXPECT_NE(out.source.find("__kbcc_run0 = true && (0) < (k) && (0) < (k);"), std::string::npos);
@@ -771,20 +775,29 @@ TEST(Transforms, TilingStagesAStencilsTileAndHalo) {
   EXPECT_NE(out.source.find("((int)(__kbcc_r + (0 - (((int)((k / 2))))) - (0 - (((int)((k / 2))))))) >= 0"),
             std::string::npos);
   EXPECT_NE(out.source.find("= __kbcc_row[__kbcc_tx];"), std::string::npos);
-  // Served from the tile; the guard decided where its bounds hold over the block.
-  EXPECT_NE(out.source.find("if (true) acc += f[dy * k + dx] * __kbcc_tile[(threadIdx.y + __kbcc_oy0 + (unsigned)dy) "
-                            "* __kbcc_fwu + threadIdx.x + __kbcc_ox0 + (unsigned)dx];"),
+  // Staged copies run the rows inside the nest's innermost body, served from
+  // the tile; the guard is decided where its bounds hold over the block.
+  EXPECT_NE(
+      out.source.find("for (int dx = 0; dx < k; ++dx) {\n  #pragma unroll\n  for (int __kbcc_q = 0; __kbcc_q < 4; "
+                      "++__kbcc_q) {"),
+      std::string::npos);
+  EXPECT_NE(out.source.find("if (true) acc[__kbcc_q] += f[dy * k + dx] * __kbcc_tile[(threadIdx.y + __kbcc_q * "
+                            "blockDim.y + __kbcc_oy0 + (unsigned)dy) * __kbcc_fwu + threadIdx.x + __kbcc_ox0 + "
+                            "(unsigned)dx];"),
             std::string::npos);
   EXPECT_NE(out.source.find("(__kbcc_by + __kbcc_ylo0 + (0 - (((int)((k / 2))))) - (0 - (((int)((k / 2)))))) >= "
                             "(long long)(0)"),
             std::string::npos);
-  // The original, for blocks that cannot stage.
-  EXPECT_NE(out.source.find("if (yy >= 0 && yy < h && xx >= 0 && xx < w) acc += f[dy * k + dx] * in[(size_t)yy * w + "
-                            "xx];"),
+  // The original, one live row after the other, for blocks that cannot stage.
+  EXPECT_NE(out.source.find("if (!__kbcc_live[__kbcc_q]) continue;"), std::string::npos);
+  EXPECT_NE(out.source.find("if (yy >= 0 && yy < h && xx >= 0 && xx < w) acc[__kbcc_q] += f[dy * k + dx] * "
+                            "in[(size_t)yy * w + xx];"),
             std::string::npos);
+  EXPECT_NE(out.source.find("out[(size_t)y[__kbcc_q] * w + x[__kbcc_q]] = acc[__kbcc_q];"), std::string::npos);
   ASSERT_TRUE(out.launch);
-  EXPECT_EQ(out.launch->grid[1], "ceil_div(grid.y * block.y, 8)");
+  EXPECT_EQ(out.launch->grid[1], "ceil_div(grid.y * block.y, 32)");
   EXPECT_EQ(out.launch->block[0], "32");
+  EXPECT_EQ(out.launch->block[1], "8");
   EXPECT_EQ(out.numerics, kbcc::cache::kNumericsExact);
 }
 
@@ -802,7 +815,8 @@ TEST(Transforms, TilingReadsStencilRowsFromTheStride) {
   EXPECT_NE(out.source.find("__kbcc_ylo2 = (long long)(0 + 1)"), std::string::npos);
   // Each read loads its own rectangle: the corners nobody reads stay unloaded.
   EXPECT_NE(out.source.find("(__kbcc_run2 && __kbcc_tx >= __kbcc_xa2 && __kbcc_tx <= __kbcc_xb2"), std::string::npos);
-  EXPECT_NE(out.source.find("out[i] = __kbcc_tile[(threadIdx.y + __kbcc_oy0) * __kbcc_fwu + threadIdx.x + __kbcc_ox0]"),
+  EXPECT_NE(out.source.find("out[i[__kbcc_q]] = __kbcc_tile[(threadIdx.y + __kbcc_q * blockDim.y + __kbcc_oy0) * "
+                            "__kbcc_fwu + threadIdx.x + __kbcc_ox0]"),
             std::string::npos);
 }
 
@@ -810,7 +824,9 @@ TEST(Transforms, TilingStencilFollowsContinue) {
   Output out = applied("smem_tiling", conv_with("      if (yy >= 0 && yy < h && xx >= 0 && xx < w) acc +=",
                                                 "      if (yy < 0 || yy >= h || xx < 0 || xx >= w) continue;\n"
                                                 "      acc +="));
-  EXPECT_NE(out.source.find("if (false) continue;"), std::string::npos) << out.source;
+  // Inside the nest, a continue ends the row's step.
+  EXPECT_NE(out.source.find("if (false) goto __kbcc_e2s;"), std::string::npos) << out.source;
+  EXPECT_NE(out.source.find("__kbcc_e2s:;"), std::string::npos);
   EXPECT_NE(out.source.find("&& !(((int)(__kbcc_r + "), std::string::npos);
   // A continue in any other form hides the reads after it: nothing to serve.
   EXPECT_NE(refusal("smem_tiling", conv_with("      if (yy >= 0 && yy < h && xx >= 0 && xx < w) acc +=",
@@ -845,4 +861,13 @@ TEST(Transforms, TilingRefusesStencilsItCannotProve) {
   for (const Case &c : cases)
     EXPECT_NE(refusal("smem_tiling", c.source).find(c.reason), std::string::npos) << c.reason << "\n"
                                                                                   << refusal("smem_tiling", c.source);
+}
+
+TEST(Transforms, TilingRunsStencilRowsInTurnWhenTheNestStores) {
+  // A store in the innermost body: the rows' steps may not interleave, so
+  // each row runs the whole nest in turn, still served from the tile.
+  Output out = applied("smem_tiling", conv_with("acc += f[dy * k + dx] * in[(size_t)yy * w + xx];",
+                                                "{ acc += f[dy * k + dx] * in[(size_t)yy * w + xx]; out[0] = acc; }"));
+  EXPECT_EQ(out.source.find("for (int dx = 0; dx < k; ++dx) {\n  #pragma unroll"), std::string::npos) << out.source;
+  EXPECT_NE(out.source.find("acc[__kbcc_q] += f[dy * k + dx] * __kbcc_tile["), std::string::npos);
 }
