@@ -407,19 +407,9 @@ void find_decided(const KernelAst &k, Halo &h) {
 }
 
 Status check_prologue(Halo &h) {
-  for (const Stmt *st : h.before) {
-    const auto *d = dyn_cast<DeclStmt>(st);
-    if (!d) continue;
-    for (const Decl *decl : d->decls()) {
-      const auto *v = dyn_cast<VarDecl>(decl);
-      if (!v) return not_applicable("a declaration before the stencil's reads is not a variable");
-      if (!v->getType()->isScalarType() || v->getType().isVolatileQualified() || v->isStaticLocal())
-        return not_applicable("local '" + v->getName().str() + "' before the stencil's reads is not a plain scalar");
-      if (v->getInit() && v->getInitStyle() != VarDecl::CInit)
-        return not_applicable("local '" + v->getName().str() + "' is not initialized with '='");
-      h.hoisted.push_back(v);
-    }
-  }
+  auto locals = per_item_locals(h.before, "before the stencil's reads");
+  if (!locals) return locals.error();
+  h.hoisted = *locals;
   return Status::ok();
 }
 

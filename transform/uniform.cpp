@@ -111,4 +111,23 @@ std::optional<std::string> uniform_text(const KernelAst &k, const Expr *e, const
   return "(" + spliced(k.source(), b, x, disjoint(repls)) + ")";
 }
 
+Expected<std::vector<const VarDecl *>> per_item_locals(const std::vector<const Stmt *> &before,
+                                                       const std::string &where) {
+  std::vector<const VarDecl *> out;
+  for (const Stmt *st : before) {
+    const auto *d = dyn_cast<DeclStmt>(st);
+    if (!d) continue;
+    for (const Decl *decl : d->decls()) {
+      const auto *v = dyn_cast<VarDecl>(decl);
+      if (!v) return make_error("a declaration " + where + " is not a variable", "not-applicable");
+      if (!v->getType()->isScalarType() || v->getType().isVolatileQualified() || v->isStaticLocal())
+        return make_error("local '" + v->getName().str() + "' " + where + " is not a plain scalar", "not-applicable");
+      if (v->getInit() && v->getInitStyle() != VarDecl::CInit)
+        return make_error("local '" + v->getName().str() + "' is not initialized with '='", "not-applicable");
+      out.push_back(v);
+    }
+  }
+  return out;
+}
+
 } // namespace kbcc::transform

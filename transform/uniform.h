@@ -3,6 +3,7 @@
 // stencil's staging) need to write an expression once for the whole block.
 #pragma once
 
+#include "support/expected.h"
 #include "transform/ast.h"
 
 #include "clang/AST/Expr.h"
@@ -48,6 +49,13 @@ std::optional<std::string> uniform_text(const KernelAst &k, const clang::Expr *e
 
 // The variable `e` names (through parentheses and implicit casts), if any.
 const clang::VarDecl *var_of(const clang::Expr *e);
+
+// The locals that `before` (statements copied once per item of a thread)
+// declares at its top level, each to become one value per item; Error
+// "not-applicable" naming the first that is not a plain scalar initialized
+// with '=' (`where` says which statements, e.g. "before the loop").
+Expected<std::vector<const clang::VarDecl *>> per_item_locals(const std::vector<const clang::Stmt *> &before,
+                                                              const std::string &where);
 
 // `t` as CUDA text, canonical and without qualifiers.
 std::string type_text(clang::QualType t, const clang::ASTContext &ctx);

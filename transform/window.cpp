@@ -278,19 +278,9 @@ void find_offset_var(const KernelAst &k, Window &w) {
 
 // Checks the statements before the loop and lists the locals they declare.
 Status check_prologue(Window &w) {
-  for (const Stmt *st : w.before) {
-    const auto *d = dyn_cast<DeclStmt>(st);
-    if (!d) continue;
-    for (const Decl *decl : d->decls()) {
-      const auto *v = dyn_cast<VarDecl>(decl);
-      if (!v) return not_applicable("a declaration before the loop is not a variable");
-      if (!v->getType()->isScalarType() || v->getType().isVolatileQualified() || v->isStaticLocal())
-        return not_applicable("local '" + v->getName().str() + "' before the loop is not a plain scalar");
-      if (v->getInit() && v->getInitStyle() != VarDecl::CInit)
-        return not_applicable("local '" + v->getName().str() + "' is not initialized with '='");
-      w.expanded.push_back(v);
-    }
-  }
+  auto locals = per_item_locals(w.before, "before the loop");
+  if (!locals) return locals.error();
+  w.expanded = *locals;
   return Status::ok();
 }
 
