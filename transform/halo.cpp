@@ -406,13 +406,6 @@ void find_decided(const KernelAst &k, Halo &h) {
     h.decided.erase(c);
 }
 
-Status check_prologue(Halo &h) {
-  auto locals = per_item_locals(h.before, "before the stencil's reads");
-  if (!locals) return locals.error();
-  h.hoisted = *locals;
-  return Status::ok();
-}
-
 // The statements that run after staging, for array `p`: from the first
 // top-level statement naming it, or, when that is the body's last statement
 // `if (C) { ... }`, from the first statement of its block naming it. Sets
@@ -505,7 +498,9 @@ Expected<Halo> analyze(const KernelAst &k) {
     for (const HaloRead &r : h.reads)
       reuse = reuse || r.at[0].loop || r.at[1].loop;
     if (!reuse) continue;
-    if (Status st = check_prologue(h); !st) return st.error();
+    auto locals = per_item_locals(h.before, "before the stencil's reads");
+    if (!locals) return locals.error();
+    h.hoisted = *locals;
     find_nest(h, *main);
     for (const HaloRead &r : h.reads)
       for (const CountedLoop &l : r.loops) {

@@ -2,6 +2,7 @@
 
 #include "transform/analysis.h"
 #include "transform/edits.h"
+#include "transform/transform.h"
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/Lex/Lexer.h"
@@ -119,11 +120,11 @@ Expected<std::vector<const VarDecl *>> per_item_locals(const std::vector<const S
     if (!d) continue;
     for (const Decl *decl : d->decls()) {
       const auto *v = dyn_cast<VarDecl>(decl);
-      if (!v) return make_error("a declaration " + where + " is not a variable", "not-applicable");
+      if (!v) return not_applicable("a declaration " + where + " is not a variable");
       if (!v->getType()->isScalarType() || v->getType().isVolatileQualified() || v->isStaticLocal())
-        return make_error("local '" + v->getName().str() + "' " + where + " is not a plain scalar", "not-applicable");
+        return not_applicable("local '" + v->getName().str() + "' " + where + " is not a plain scalar");
       if (v->getInit() && v->getInitStyle() != VarDecl::CInit)
-        return make_error("local '" + v->getName().str() + "' is not initialized with '='", "not-applicable");
+        return not_applicable("local '" + v->getName().str() + "' is not initialized with '='");
       out.push_back(v);
     }
   }

@@ -276,14 +276,6 @@ void find_offset_var(const KernelAst &k, Window &w) {
   }
 }
 
-// Checks the statements before the loop and lists the locals they declare.
-Status check_prologue(Window &w) {
-  auto locals = per_item_locals(w.before, "before the loop");
-  if (!locals) return locals.error();
-  w.expanded = *locals;
-  return Status::ok();
-}
-
 // Which guards of the reads' paths are bounds on j that the window check can
 // prove: a taken condition A && B ... of bounds holds (true), a condition
 // A || B ... whose terms all fail within bounds, passed by its else, does not
@@ -362,10 +354,12 @@ std::optional<Window> search(const KernelAst &k, const Window &base, const Compo
         if (reason.find("is used other than") != std::string::npos) specific = reason;
         continue;
       }
-      if (auto st3 = check_prologue(attempt); !st3) {
-        reason = st3.error().message;
+      auto locals = per_item_locals(attempt.before, "before the loop");
+      if (!locals) {
+        reason = locals.error().message;
         return std::nullopt;
       }
+      attempt.expanded = *locals;
       const ASTContext &ctx = k.context();
       attempt.element = type_text(p->getType()->getPointeeType(), ctx);
       attempt.loop_type = type_text(loop->var->getType(), ctx);
