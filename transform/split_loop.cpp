@@ -5,22 +5,31 @@
 // scalars (sum, min/max, bitwise) combine across the group with shuffles
 // (and shared memory across warps) and are broadcast to every lane; stores
 // outside the shared loops happen once per item (lane 0), with a group
-// barrier before later loads.
+// barrier before later loads. The group's lanes are consecutive threads
+// (order=lanes), or, for loops that read a column (X[t * S + i], i the item),
+// `items` apart so that consecutive threads take consecutive items and a
+// warp's reads at one step are contiguous (order=items).
 //
 // Legal when: builtins appear only in the x global index; no barriers, warp
 // operations or shared memory; each shared loop is a counted loop whose
 // scalar writes are recognised accumulations, without return/break/goto,
 // whose stores move with the loop variable and whose loads of a stored array
 // read the same element; statements outside shared loops that store are
-// expression statements. Floating-point accumulations reassociate.
+// expression statements. Floating-point accumulations reassociate. With
+// order=items, a group spans warps and combines through shared memory with
+// block barriers, so the shared loops and the stores outside them must sit at
+// the top level of the body, where every thread that has not returned reaches
+// them (exited threads do not hold a barrier up).
 #include "cache/variant.h"
 #include "transform/edits.h"
 #include "transform/index_space.h"
 #include "transform/transform.h"
+#include "transform/uniform.h"
 
 #include "clang/AST/StmtVisitor.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <map>
 
@@ -42,6 +51,19 @@ struct Plan {
   bool float_reduction = false;         // some shared reduction is floating point
   std::vector<std::string> trip_counts; // of the shared loops, mapping language
   std::set<std::string> size_params;
+  bool top_level = true; // the shared loops and lane-0 statements are top-level statements of the body
+  bool columns = false;  // a shared loop reads X[t * S + i]: items-major groups read it contiguously
+};
+
+// How threads form groups: `lanes` per item, `items` per block; by_items: a
+// group's lanes are `items` threads apart (else consecutive).
+struct Groups {
+  long lanes = 32, items = 1;
+  bool by_items = false;
+  long block() const { return lanes * items; }
+  // Lanes of one group in one warp.
+  long per_warp() const { return by_items ? std::max(1L, 32 / items) : std::min(lanes, 32L); }
+  bool spans_warps() const { return lanes > per_warp(); }
 };
 
 // Coefficient of `var` in `e` is a non-zero literal or a parameter: stores at
@@ -132,42 +154,71 @@ std::optional<Plan::Loop> shared_loop(const ForStmt *f, const ASTContext &ctx, s
   return Plan::Loop{*cl, *accs};
 }
 
-// Walks the body: loops that can be shared are; other statements that store are lane-0 statements.
-std::string plan_statements(const Stmt *s, const ASTContext &ctx, Plan &plan) {
+// Walks the body: loops that can be shared are; other statements that store
+// are lane-0 statements. `nested`: under a condition or a loop of the body.
+std::string plan_statements(const Stmt *s, const ASTContext &ctx, Plan &plan, bool nested = false) {
   if (!s) return {};
   if (const auto *f = dyn_cast<ForStmt>(s)) {
     std::string why;
     if (auto loop = shared_loop(f, ctx, why)) {
       plan.loops.push_back(*loop);
+      plan.top_level = plan.top_level && !nested;
       return {};
     }
     if (writes_memory(f->getInit()) || writes_memory(f->getCond()) || writes_memory(f->getInc()))
       return "a loop that cannot be shared (" + why + ") stores in its header";
-    return plan_statements(f->getBody(), ctx, plan);
+    return plan_statements(f->getBody(), ctx, plan, true);
   }
   if (const auto *c = dyn_cast<CompoundStmt>(s)) {
     for (const Stmt *x : c->body())
-      if (std::string e = plan_statements(x, ctx, plan); !e.empty()) return e;
+      if (std::string e = plan_statements(x, ctx, plan, nested); !e.empty()) return e;
     return {};
   }
   if (const auto *i = dyn_cast<IfStmt>(s)) {
     if (writes_memory(i->getCond())) return "a condition stores to memory";
-    if (std::string e = plan_statements(i->getThen(), ctx, plan); !e.empty()) return e;
-    return plan_statements(i->getElse(), ctx, plan);
+    if (std::string e = plan_statements(i->getThen(), ctx, plan, true); !e.empty()) return e;
+    return plan_statements(i->getElse(), ctx, plan, true);
   }
   for (const auto *loop : {dyn_cast<WhileStmt>(s) ? cast<WhileStmt>(s)->getBody() : nullptr,
                            dyn_cast<DoStmt>(s) ? cast<DoStmt>(s)->getBody() : nullptr})
     if (loop) {
       if (writes_memory(isa<WhileStmt>(s) ? cast<WhileStmt>(s)->getCond() : cast<DoStmt>(s)->getCond()))
         return "a loop condition stores to memory";
-      return plan_statements(loop, ctx, plan);
+      return plan_statements(loop, ctx, plan, true);
     }
   if (!writes_memory(s)) return {};
   if (isa<Expr>(s)) {
     plan.lane0.push_back(s);
+    plan.top_level = plan.top_level && !nested;
     return {};
   }
   return "a declaration or statement that stores to memory cannot run once per item";
+}
+
+// Whether `index` is a sum with the item's index as one term (an index
+// variable, or the idiom, with a + sign) and `var` times a factor other than
+// 1 in another: X[t * S + i], a column walked down by the loop.
+bool column_read(const Expr *index, const VarDecl *var, const std::vector<const VarDecl *> &indexes) {
+  bool item = false, strided = false;
+  std::function<void(const Expr *, bool)> visit = [&](const Expr *e, bool plus) {
+    e = e->IgnoreParenCasts();
+    if (const auto *b = dyn_cast<BinaryOperator>(e); b && (b->getOpcode() == BO_Add || b->getOpcode() == BO_Sub)) {
+      visit(b->getLHS(), plus);
+      visit(b->getRHS(), b->getOpcode() == BO_Add ? plus : !plus);
+      return;
+    }
+    const VarDecl *v = var_of(e);
+    if (plus && ((v && std::find(indexes.begin(), indexes.end(), v) != indexes.end()) ||
+                 (as_global_index(e) && as_global_index(e)->dim == 0)))
+      item = true;
+    if (const auto *m = dyn_cast<BinaryOperator>(e); m && m->getOpcode() == BO_Mul && refers_to(m, var)) {
+      const Expr *other = refers_to(m->getLHS(), var) ? m->getRHS() : m->getLHS();
+      const auto *lit = dyn_cast<IntegerLiteral>(other->IgnoreParenCasts());
+      strided = strided || !lit || lit->getValue() != 1;
+    }
+  };
+  visit(index, true);
+  return item && strided;
 }
 
 Expected<Plan> analyze(const KernelAst &k) {
@@ -178,7 +229,12 @@ Expected<Plan> analyze(const KernelAst &k) {
   if (std::string why = plan_statements(space->body, k.context(), plan); !why.empty()) return not_applicable(why);
   if (plan.loops.empty()) return not_applicable("no loop of the item can be shared by a group of threads");
   plan.reads = reads_memory(space->body);
+  std::vector<const VarDecl *> indexes = index_variables(space->body, 0);
   for (const Plan::Loop &l : plan.loops) {
+    walk(l.loop.loop->getBody(), [&](const Stmt *s) {
+      if (const auto *sub = dyn_cast<ArraySubscriptExpr>(s))
+        plan.columns = plan.columns || column_read(sub->getIdx(), l.loop.var, indexes);
+    });
     for (const Accumulation &a : l.accs)
       if (a.var->getType()->isRealFloatingType()) plan.float_reduction = true;
     if (auto trip = as_mapping_expr(l.loop.bound);
@@ -191,27 +247,42 @@ Expected<Plan> analyze(const KernelAst &k) {
   return plan;
 }
 
-// Reduction of partial `p` across the group of `lanes`, leaving the result in every lane.
-std::string group_reduce(const Accumulation &a, const std::string &p, long lanes, int index) {
+// Reduction of partial `p` across its group, leaving the result in every lane:
+// shuffles within a warp, then, for a group spanning warps, one partial per
+// warp through shared memory, combined in warp order.
+std::string group_reduce(const Accumulation &a, const std::string &p, const Groups &g, int index) {
   std::string out;
-  long width = std::min(lanes, 32L);
-  std::string mask = lanes >= 32 ? "0xffffffffu" : "__kbcc_mask";
-  out += "for (int __kbcc_o = " + std::to_string(width / 2) + "; __kbcc_o > 0; __kbcc_o /= 2) " + p + " = " +
-         combine_text(a, p, "__shfl_xor_sync(" + mask + ", " + p + ", __kbcc_o, " + std::to_string(width) + ")") +
-         ";\n";
-  if (lanes <= 32) return out;
-  std::string s = "__kbcc_s" + std::to_string(index);
-  out += "{ __shared__ decltype(" + p + ") " + s + "[" + std::to_string(lanes / 32) + "];\n";
-  out += "if (__kbcc_lane % 32 == 0) " + s + "[__kbcc_lane / 32] = " + p + ";\n__syncthreads();\n";
-  out += p + " = " + s + "[0];\nfor (int __kbcc_w = 1; __kbcc_w < " + std::to_string(lanes / 32) + "; ++__kbcc_w) " +
-         p + " = " + combine_text(a, p, s + "[__kbcc_w]") + ";\n__syncthreads(); }\n";
+  auto shuffle = [&](const std::string &mask, const std::string &width) {
+    return p + " = " + combine_text(a, p, "__shfl_xor_sync(" + mask + ", " + p + ", __kbcc_o" + width + ")") + ";\n";
+  };
+  if (!g.by_items) {
+    long width = std::min(g.lanes, 32L);
+    out += "for (int __kbcc_o = " + std::to_string(width / 2) + "; __kbcc_o > 0; __kbcc_o /= 2) " +
+           shuffle(g.lanes >= 32 ? "0xffffffffu" : "__kbcc_mask", ", " + std::to_string(width));
+  } else if (g.per_warp() > 1) { // the group's lanes in a warp are `items` apart
+    out += "for (int __kbcc_o = 16; __kbcc_o >= " + std::to_string(g.items) + "; __kbcc_o /= 2) " +
+           shuffle("__kbcc_mask", "");
+  }
+  if (!g.spans_warps()) return out;
+  // Lane m of item r is thread r + m * items (by items) or r * lanes + m: the
+  // first lane of each warp's share holds that warp's partial.
+  std::string s = "__kbcc_s" + std::to_string(index), warps = std::to_string(g.lanes / g.per_warp());
+  std::string first = g.by_items ? "threadIdx.x % " + std::to_string(g.items) + "u" : "0";
+  std::string nth = g.by_items ? first + " + __kbcc_w * " + std::to_string(g.items * g.per_warp()) : "__kbcc_w";
+  out += "{ __shared__ decltype(" + p + ") " + s + "[" + std::to_string(g.by_items ? g.block() : g.lanes / 32) + "];\n";
+  if (g.by_items)
+    out += s + "[threadIdx.x] = " + p + ";\n__syncthreads();\n";
+  else
+    out += "if (__kbcc_lane % 32 == 0) " + s + "[__kbcc_lane / 32] = " + p + ";\n__syncthreads();\n";
+  out += p + " = " + s + "[" + first + "];\nfor (int __kbcc_w = 1; __kbcc_w < " + warps + "; ++__kbcc_w) " + p + " = " +
+         combine_text(a, p, s + "[" + nth + "]") + ";\n__syncthreads(); }\n";
   return out;
 }
 
-std::string barrier(long lanes) { return lanes > 32 ? " __syncthreads();" : " __syncwarp(__kbcc_mask);"; }
+std::string barrier(const Groups &g) { return g.spans_warps() ? " __syncthreads();" : " __syncwarp(__kbcc_mask);"; }
 
 // Rewrites one shared loop.
-Status share_loop(const KernelAst &k, const Plan::Loop &l, long lanes, int &partials, bool reads, Edits &e) {
+Status share_loop(const KernelAst &k, const Plan::Loop &l, const Groups &g, int &partials, bool reads, Edits &e) {
   const std::string &src = k.source();
   size_t begin = 0, end = 0, ib = 0, ie = 0, cb = 0, ce = 0;
   if (!k.span(l.loop.loop->getSourceRange(), begin, end) || !k.span(l.loop.init->getSourceRange(), ib, ie) ||
@@ -228,7 +299,7 @@ Status share_loop(const KernelAst &k, const Plan::Loop &l, long lanes, int &part
     std::string v = a.var->getName().str();
     bool from_value = a.kind == Accumulation::And || a.kind == Accumulation::MaxMin;
     head += "decltype(" + v + ") " + p + " = " + (from_value ? v : "(decltype(" + v + "))0") + "; ";
-    tail += group_reduce(a, p, lanes, partials);
+    tail += group_reduce(a, p, g, partials);
     switch (a.kind) {
     case Accumulation::Sum:
       tail += v + " += " + p + ";\n";
@@ -261,64 +332,98 @@ Status share_loop(const KernelAst &k, const Plan::Loop &l, long lanes, int &part
   if (auto st = rename(l.loop.loop->getBody()); !st) return st;
   e.insert(begin, head);
   e.replace(ib, ie, "(" + src.substr(ib, ie - ib) + ") + (decltype(" + var + "))__kbcc_lane");
-  e.replace(cb, ce, var + " += " + std::to_string(lanes));
+  e.replace(cb, ce, var + " += " + std::to_string(g.lanes));
   bool stores = writes_memory(l.loop.loop->getBody());
-  e.insert(end, "\n" + tail + (stores && reads ? barrier(lanes) : "") + " }");
+  e.insert(end, "\n" + tail + (stores && reads ? barrier(g) : "") + " }");
   return Status::ok();
 }
 
 Expected<std::vector<Axis>> space(const Input &in) {
   auto plan = analyze(*in.ast);
   if (!plan) return plan.error();
-  return std::vector<Axis>{{"lanes", {"32", "128", "16", "256", "8", "64", "512"}}, {"block", {"256", "128", "512"}}};
+  if (!plan->columns || !plan->top_level)
+    return std::vector<Axis>{{"lanes", {"32", "128", "16", "256", "8", "64", "512"}}, {"block", {"256", "128", "512"}}};
+  // A column read: items-major groups first, with as many lanes as keep a
+  // narrow kernel's threads busy.
+  return std::vector<Axis>{{"order", {"items", "lanes"}},
+                           {"lanes", {"128", "32", "64", "256", "16", "8", "512"}},
+                           {"block", {"1024", "512", "256", "128"}}};
+}
+
+// The text of the mask of the thread's group in its warp.
+std::string group_mask(const Groups &g) {
+  if (g.per_warp() >= 32) return "0xffffffffu";
+  if (!g.by_items)
+    return "((1u << " + std::to_string(g.lanes) + ") - 1u) << (threadIdx.x % 32u / " + std::to_string(g.lanes) +
+           "u * " + std::to_string(g.lanes) + "u)";
+  if (g.per_warp() == 1) return "(1u << (threadIdx.x % 32u))";
+  unsigned every = 0; // bits 0, items, 2 * items, ...
+  for (long b = 0; b < 32; b += g.items)
+    every |= 1u << b;
+  char hex[16];
+  std::snprintf(hex, sizeof hex, "0x%08xu", every);
+  return "(" + std::string(hex) + " << (threadIdx.x % " + std::to_string(g.items) + "u))";
 }
 
 Expected<Output> apply(const Input &in, const Params &params) {
   const KernelAst &k = *in.ast;
   auto plan = analyze(k);
   if (!plan) return plan.error();
-  long lanes = int_param(params, "lanes", 32), block = int_param(params, "block", 256);
-  if (lanes < 2 || lanes > 1024 || (lanes & (lanes - 1)) != 0) return not_applicable("lanes must be a power of two");
-  if (lanes > 32) block = lanes; // a block per item
-  if (block < lanes || block > 1024 || block % lanes != 0) return not_applicable("block must be a multiple of lanes");
-  long items = block / lanes;
+  Groups g;
+  g.lanes = int_param(params, "lanes", 32);
+  long block = int_param(params, "block", 256);
+  auto order = params.find("order");
+  if (order != params.end() && order->second != "items" && order->second != "lanes")
+    return not_applicable("order is not items or lanes");
+  g.by_items = order != params.end() && order->second == "items";
+  if (g.lanes < 2 || g.lanes > 1024 || (g.lanes & (g.lanes - 1)) != 0)
+    return not_applicable("lanes must be a power of two");
+  if (g.lanes > 32 && !g.by_items) block = g.lanes; // a block per item
+  if (block < g.lanes || block > 1024 || block % g.lanes != 0)
+    return not_applicable("block must be a multiple of lanes");
+  g.items = block / g.lanes;
+  if (g.by_items && (g.items < 2 || (g.items & (g.items - 1)) != 0))
+    return not_applicable("order=items needs two or more items per block, a power of two");
+  if (g.by_items && g.spans_warps() && !plan->top_level)
+    return not_applicable(
+        "order=items needs the shared loops and the stores outside them at the top level of the body");
   const std::string &src = k.source();
   Edits e;
   // The group's lane and item, at the top of the body.
   size_t open = k.offset(plan->space.body->getLBracLoc());
   if (open == std::string::npos) return not_applicable("the kernel's body is written in a macro");
-  std::string mask = lanes >= 32 ? "0xffffffffu"
-                                 : "((1u << " + std::to_string(lanes) + ") - 1u) << (threadIdx.x % 32u / " +
-                                       std::to_string(lanes) + "u * " + std::to_string(lanes) + "u)";
-  e.insert(open + 1, "\n  const unsigned __kbcc_lane = threadIdx.x % " + std::to_string(lanes) +
-                         "u;\n  const unsigned long long __kbcc_item = (unsigned long long)blockIdx.x * " +
-                         std::to_string(items) + "ull + threadIdx.x / " + std::to_string(lanes) +
-                         "u;\n  const unsigned __kbcc_mask = " + mask + ";\n  (void)__kbcc_mask;\n");
-  for (const GlobalIndex &g : plan->space.occurrences) {
+  std::string L = std::to_string(g.lanes), I = std::to_string(g.items);
+  std::string lane = g.by_items ? "threadIdx.x / " + I + "u" : "threadIdx.x % " + L + "u";
+  std::string item = g.by_items ? "threadIdx.x % " + I + "u" : "threadIdx.x / " + L + "u";
+  e.insert(open + 1, "\n  const unsigned __kbcc_lane = " + lane +
+                         ";\n  const unsigned long long __kbcc_item = (unsigned long long)blockIdx.x * " + I +
+                         "ull + " + item + ";\n  const unsigned __kbcc_mask = " + group_mask(g) +
+                         ";\n  (void)__kbcc_mask;\n");
+  for (const GlobalIndex &gi : plan->space.occurrences) {
     size_t b = 0, x = 0;
-    if (!k.span(g.expr->getSourceRange(), b, x)) return not_applicable("the global index is written in a macro");
+    if (!k.span(gi.expr->getSourceRange(), b, x)) return not_applicable("the global index is written in a macro");
     e.replace(b, x, as_index(src.substr(b, x - b), "__kbcc_item"));
   }
   int partials = 0;
   for (const Plan::Loop &l : plan->loops)
-    if (auto st = share_loop(k, l, lanes, partials, plan->reads, e); !st) return st.error();
+    if (auto st = share_loop(k, l, g, partials, plan->reads, e); !st) return st.error();
   for (const Stmt *s : plan->lane0) {
     size_t b = 0, x = 0;
     if (!k.span(s->getSourceRange(), b, x)) return not_applicable("a store is written in a macro");
     x = past_semicolon(src, x);
     e.insert(b, "{ if (__kbcc_lane == 0) ");
-    e.insert(x, std::string(plan->reads ? barrier(lanes) : "") + " }");
+    e.insert(x, std::string(plan->reads ? barrier(g) : "") + " }");
   }
   auto text = e.apply(src);
   if (!text) return text.error();
   Output out;
   out.source = *text;
   launch::LaunchMapping m;
-  m.grid = {"ceil_div(grid.x * block.x, " + std::to_string(items) + ")", "1", "1"};
+  m.grid = {"ceil_div(grid.x * block.x, " + I + ")", "1", "1"};
   m.block = {std::to_string(block), "1", "1"};
   m.shared = "0";
   m.preconditions = fixed_dims_preconditions(1);
-  if (items > 1) m.preconditions.push_back(coverage_precondition(plan->space, 0, items));
+  if (g.items > 1) m.preconditions.push_back(coverage_precondition(plan->space, 0, g.items));
   out.launch = m;
   out.numerics = plan->float_reduction ? cache::kNumericsReassociates : cache::kNumericsExact;
   std::string n;

@@ -33,8 +33,11 @@
 // A block whose threads are all live, whose window fits the shared buffer
 // and whose conditions that are bounds on j (signed, uniform bounds) hold
 // over its whole window stages that window in shared memory once and runs a
-// copy of the loop with those conditions decided. Each thread's own
-// operations keep their order: the results are bit-identical.
+// copy of the loop with those conditions decided; that copy reads four
+// elements at a time where they are 4-byte and t counts up, and serves the
+// reads every step makes of other read-only arrays (a filter w[t], see
+// Table) from shared memory too. Each thread's own operations keep their
+// order: the results are bit-identical.
 #include "cache/variant.h"
 #include "transform/edits.h"
 #include "transform/index_space.h"
@@ -57,6 +60,15 @@ namespace {
 struct WindowRead {
   const ArraySubscriptExpr *read = nullptr;
   std::vector<std::pair<const Expr *, bool>> path; // condition, taken branch (true: then)
+};
+
+// A table: reads P[f(t)] of a read-only array P other than the window's, f
+// built from t and uniform values, that the fast copy runs at every step.
+// The block stages P[f(t)] for every t of the loop once, in shared memory.
+struct Table {
+  std::vector<const ArraySubscriptExpr *> reads; // all of P[f(t)]
+  std::string value;                             // P[f(t)] as text, t written __kbcc_tt
+  std::string element, vector;                   // P's element type and its 4-vector (or empty)
 };
 
 // A bound j >= A (lower) or j < B (upper) of a guard, as the window check.
@@ -86,7 +98,9 @@ struct Window {
   std::vector<WindowRead> reads;
   std::vector<const VarDecl *> expanded; // locals declared before the loop
   std::map<const Expr *, Proven> proven; // guards decided by bounds on j
+  std::vector<Table> tables;
   std::string element, loop_type, offset_type;
+  std::string vector;                   // the 4-element vector type of `element` (float4 ...), or empty
   std::vector<const VarDecl *> indexes; // index variables (locals holding the global index)
 };
 
@@ -186,73 +200,106 @@ const Expr *continue_guard(const Stmt *s) {
   return isa<ContinueStmt>(then) ? i->getCond() : nullptr;
 }
 
-// The reads of `w.array` in the loop body that can come from the window, with
-// their paths; Error when the array is used otherwise anywhere.
-Status find_reads(const KernelAst &k, Window &w) {
-  // Every use of the array is the base of a read.
-  int uses = references(k.kernel()->getBody(), w.array), reads = 0;
+// The CUDA vector type of four `element`s, when `element` is a 4-byte float
+// or integer; empty otherwise.
+std::string vector_of(QualType element) {
+  const auto *b = element.getCanonicalType()->getAs<BuiltinType>();
+  if (!b) return "";
+  switch (b->getKind()) {
+  case BuiltinType::Float:
+    return "float4";
+  case BuiltinType::Int:
+    return "int4";
+  case BuiltinType::UInt:
+    return "uint4";
+  default:
+    return "";
+  }
+}
+
+// The `if`s on the way to a statement: condition, taken branch (true: then).
+using Path = std::vector<std::pair<const Expr *, bool>>;
+
+// Calls `on_read(read, path, plain)` for each element read X[...] in `s`, with
+// the `if`s on its path; `plain` when it runs whenever its path holds: not in
+// a nested loop, a switch, a conditional operator, a lambda or the right of
+// && and ||, and after no `continue` other than `if (C) continue;` (whose !C
+// joins the path). Returning true ends the walk below that read.
+void for_each_read(const Stmt *s, const std::function<bool(const ArraySubscriptExpr *, const Path &, bool)> &on_read) {
+  std::function<void(const Stmt *, Path &, bool)> visit = [&](const Stmt *s, Path &path, bool plain) {
+    if (!s) return;
+    if (const auto *i = dyn_cast<IfStmt>(s)) {
+      visit(i->getCond(), path, plain);
+      path.emplace_back(i->getCond(), true);
+      visit(i->getThen(), path, plain);
+      path.back().second = false;
+      visit(i->getElse(), path, plain);
+      path.pop_back();
+      return;
+    }
+    if (const auto *cs = dyn_cast<CompoundStmt>(s)) { // after `if (C) continue;`, !C holds
+      size_t pushed = 0;
+      for (const Stmt *child : cs->body()) {
+        visit(child, path, plain);
+        if (const Expr *c = continue_guard(child)) {
+          path.emplace_back(c, false);
+          ++pushed;
+        } else if (continues(child)) {
+          plain = false;
+        }
+      }
+      path.resize(path.size() - pushed);
+      return;
+    }
+    if (const auto *c = dyn_cast<ImplicitCastExpr>(s); c && c->getCastKind() == CK_LValueToRValue)
+      if (const auto *sub = dyn_cast<ArraySubscriptExpr>(c->getSubExpr()->IgnoreParens());
+          sub && on_read(sub, path, plain))
+        return;
+    bool nested = isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s) || isa<SwitchStmt>(s) ||
+                  isa<ConditionalOperator>(s) || isa<BinaryConditionalOperator>(s) || isa<LambdaExpr>(s);
+    if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->isLogicalOp()) {
+      visit(b->getLHS(), path, plain);
+      visit(b->getRHS(), path, false);
+      return;
+    }
+    for (const Stmt *child : s->children())
+      visit(child, path, plain && !nested);
+  };
+  Path path;
+  visit(s, path, true);
+}
+
+// Whether every use of `array` in the kernel is the base of an element read.
+bool only_read(const KernelAst &k, const ParmVarDecl *array) {
+  int uses = references(k.kernel()->getBody(), array), reads = 0;
   walk(k.kernel()->getBody(), [&](const Stmt *s) {
     const auto *c = dyn_cast<ImplicitCastExpr>(s);
     if (!c || c->getCastKind() != CK_LValueToRValue) return;
     const auto *sub = dyn_cast<ArraySubscriptExpr>(c->getSubExpr()->IgnoreParens());
-    if (sub && var_of(sub->getBase()) == w.array) ++reads;
+    if (sub && var_of(sub->getBase()) == array) ++reads;
   });
-  if (uses != reads)
+  return uses == reads;
+}
+
+// The reads of `w.array` in the loop body that can come from the window, with
+// their paths; Error when the array is used otherwise anywhere.
+Status find_reads(const KernelAst &k, Window &w) {
+  if (!only_read(k, w.array))
     return not_applicable("'" + w.array->getName().str() + "' is used other than by reads of its elements");
-  std::function<void(const Stmt *, std::vector<std::pair<const Expr *, bool>> &, bool)> visit =
-      [&](const Stmt *s, std::vector<std::pair<const Expr *, bool>> &path, bool plain) {
-        if (!s) return;
-        if (const auto *i = dyn_cast<IfStmt>(s)) {
-          visit(i->getCond(), path, plain);
-          path.emplace_back(i->getCond(), true);
-          visit(i->getThen(), path, plain);
-          path.back().second = false;
-          visit(i->getElse(), path, plain);
-          path.pop_back();
-          return;
-        }
-        if (const auto *cs = dyn_cast<CompoundStmt>(s)) { // after `if (C) continue;`, !C holds
-          size_t pushed = 0;
-          for (const Stmt *child : cs->body()) {
-            visit(child, path, plain);
-            if (const Expr *c = continue_guard(child)) {
-              path.emplace_back(c, false);
-              ++pushed;
-            } else if (continues(child)) {
-              plain = false;
-            }
-          }
-          path.resize(path.size() - pushed);
-          return;
-        }
-        if (const auto *c = dyn_cast<ImplicitCastExpr>(s); c && c->getCastKind() == CK_LValueToRValue && plain)
-          if (const auto *sub = dyn_cast<ArraySubscriptExpr>(c->getSubExpr()->IgnoreParens());
-              sub && var_of(sub->getBase()) == w.array) {
-            const Expr *j = sub->getIdx()->IgnoreParenImpCasts();
-            const VarDecl *jv = var_of(j);
-            bool through_local = jv && jv == w.offset_var;
-            auto c_text = through_local ? std::optional<std::string>(w.c) : offset_of(k, j, w);
-            bool uniform_path = true;
-            for (const auto &[cond, taken] : path)
-              uniform_path = uniform_path && c_text && uniform_text(k, cond, j_subst(k, w, *c_text, "0"));
-            if (c_text && (w.c.empty() || *c_text == w.c) && uniform_path) {
-              w.c = *c_text;
-              w.reads.push_back({sub, path});
-              return;
-            }
-          }
-        bool nested = isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s) || isa<SwitchStmt>(s) ||
-                      isa<ConditionalOperator>(s) || isa<BinaryConditionalOperator>(s) || isa<LambdaExpr>(s);
-        if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->isLogicalOp()) {
-          visit(b->getLHS(), path, plain);
-          visit(b->getRHS(), path, false);
-          return;
-        }
-        for (const Stmt *child : s->children())
-          visit(child, path, plain && !nested);
-      };
-  std::vector<std::pair<const Expr *, bool>> path;
-  visit(w.loop.loop->getBody(), path, true);
+  for_each_read(w.loop.loop->getBody(), [&](const ArraySubscriptExpr *sub, const Path &path, bool plain) {
+    if (!plain || var_of(sub->getBase()) != w.array) return false;
+    const Expr *j = sub->getIdx()->IgnoreParenImpCasts();
+    const VarDecl *jv = var_of(j);
+    bool through_local = jv && jv == w.offset_var;
+    auto c_text = through_local ? std::optional<std::string>(w.c) : offset_of(k, j, w);
+    bool uniform_path = true;
+    for (const auto &[cond, taken] : path)
+      uniform_path = uniform_path && c_text && uniform_text(k, cond, j_subst(k, w, *c_text, "0"));
+    if (!c_text || (!w.c.empty() && *c_text != w.c) || !uniform_path) return false;
+    w.c = *c_text;
+    w.reads.push_back({sub, path});
+    return true;
+  });
   if (w.reads.empty())
     return not_applicable("the loop reads no element " + w.array->getName().str() +
                           "[i + t + c] under conditions on that index only");
@@ -276,21 +323,60 @@ void find_offset_var(const KernelAst &k, Window &w) {
   }
 }
 
-// Which guards of the reads' paths are bounds on j that the window check can
-// prove: a taken condition A && B ... of bounds holds (true), a condition
-// A || B ... whose terms all fail within bounds, passed by its else, does not
-// (false).
+// Records in `w.proven` whether `cond`, passed on its `taken` branch, is
+// decided by bounds on j the window check can prove: a taken condition
+// A && B ... of bounds holds (true), a condition A || B ... whose terms all
+// fail within bounds, passed by its else, does not (false). False when it is
+// not such a condition.
+bool prove(const KernelAst &k, Window &w, const Expr *cond, bool taken) {
+  if (w.proven.count(cond)) return true;
+  std::vector<const Expr *> terms;
+  split_terms(cond, taken ? BO_LAnd : BO_LOr, terms);
+  Proven p{{}, taken};
+  for (const Expr *t : terms)
+    if (auto b = interval_term(k, t, w, !taken)) p.bounds.push_back(*b);
+  if (p.bounds.size() != terms.size()) return false;
+  w.proven[cond] = p;
+  return true;
+}
+
+// Which guards of the reads' paths the window check decides.
 void find_proven(const KernelAst &k, Window &w) {
   for (const WindowRead &r : w.reads)
-    for (const auto &[cond, taken] : r.path) {
-      if (w.proven.count(cond)) continue;
-      std::vector<const Expr *> terms;
-      split_terms(cond, taken ? BO_LAnd : BO_LOr, terms);
-      Proven p{{}, taken};
-      for (const Expr *t : terms)
-        if (auto b = interval_term(k, t, w, !taken)) p.bounds.push_back(*b);
-      if (p.bounds.size() == terms.size()) w.proven[cond] = p;
-    }
+    for (const auto &[cond, taken] : r.path)
+      prove(k, w, cond, taken);
+}
+
+// The tables of the loop (see Table): reads of a read-only pointer parameter
+// of arithmetic elements, other than the window's array, whose index is built
+// from t and uniform values and whose path the window check decides taken, so
+// that every step of the fast copy reads them. At most four.
+void find_tables(const KernelAst &k, Window &w) {
+  const ASTContext &ctx = k.context();
+  for (const ParmVarDecl *p : k.kernel()->parameters()) {
+    if (p == w.array || !p->getType()->isPointerType() || assigns(k.kernel()->getBody(), p) || !only_read(k, p))
+      continue;
+    QualType element = p->getType()->getPointeeType();
+    if (!element->isArithmeticType()) continue;
+    std::string vector = vector_of(element);
+    for_each_read(w.loop.loop->getBody(), [&](const ArraySubscriptExpr *sub, const Path &path, bool plain) {
+      if (var_of(sub->getBase()) != p || !plain || !refers_to(sub->getIdx(), w.loop.var)) return false;
+      Window tried = w; // the guards proven for this read count only if all are
+      for (const auto &[cond, taken] : path)
+        if (!prove(k, tried, cond, taken) || tried.proven[cond].holds != taken) return false;
+      auto index = uniform_text(k, sub->getIdx(), Subst{{{w.loop.var, "__kbcc_tt"}}, nullptr});
+      if (!index) return false;
+      std::string value = p->getName().str() + "[" + *index + "]";
+      auto same = std::find_if(w.tables.begin(), w.tables.end(), [&](const Table &t) { return t.value == value; });
+      if (same == w.tables.end() && w.tables.size() == 4) return false;
+      w.proven = tried.proven;
+      if (same == w.tables.end())
+        w.tables.push_back({{sub}, value, type_text(element, ctx), vector});
+      else
+        same->reads.push_back(sub);
+      return true;
+    });
+  }
 }
 
 // The window of a loop at the top level of `scope` (the body, or the block of
@@ -362,12 +448,14 @@ std::optional<Window> search(const KernelAst &k, const Window &base, const Compo
       attempt.expanded = *locals;
       const ASTContext &ctx = k.context();
       attempt.element = type_text(p->getType()->getPointeeType(), ctx);
+      attempt.vector = vector_of(p->getType()->getPointeeType());
       attempt.loop_type = type_text(loop->var->getType(), ctx);
       attempt.offset_type =
           type_text(attempt.offset_var ? attempt.offset_var->getType()
                                        : attempt.reads[0].read->getIdx()->IgnoreParenImpCasts()->getType(),
                     ctx);
       find_proven(k, attempt);
+      find_tables(k, attempt);
       return attempt;
     }
   }
@@ -538,6 +626,62 @@ std::string fast_condition(const Window &w, const std::string &cap) {
   return out;
 }
 
+// Whether the fast copy reads its window four elements at a time: four items
+// per thread, a window going up, elements of four bytes. The shared window is
+// then laid out in order, so a thread's four-element groups are aligned.
+bool vectorized(const Window &w, long items) { return items == 4 && direction(w.c) > 0 && !w.vector.empty(); }
+
+// The fast loop over t of a vectorized window: steps run in groups of four;
+// per group a thread loads the next four elements of its window with one
+// shared-memory read, into __kbcc_v[4..7] behind the group's own [0..3], and
+// the item r of step q reads __kbcc_v[r + q]; the reads of a table of 4-byte
+// elements come from four of them loaded the same way, the others' from
+// shared memory one at a time. The steps left over run as one
+// more group. `bodies(read, table)` is one step's bodies, their window reads
+// served by `read`, table i's by table(i).
+using Bodies = std::function<std::string(const std::string &, const std::function<std::string(size_t)> &)>;
+std::string vector_loop_text(const Window &w, const Bodies &bodies) {
+  const std::string &v = w.vector, t = w.loop.var->getName().str();
+  auto unpack = [&](const std::string &vec, const std::string &from, const std::string &to, int slot) {
+    std::string out = "{ const " + vec + " __kbcc_x = " + from + ";";
+    for (int i = 0; i < 4; ++i)
+      out += " " + to + "[" + std::to_string(slot + i) + "] = __kbcc_x." + "xyzw"[i] + ";";
+    return out + " }";
+  };
+  // One group's loads: the next four elements of the window, four of each table.
+  std::string loads = "      " + unpack(v, "__kbcc_sv[__kbcc_g + 1]", "__kbcc_v", 4) + "\n";
+  for (size_t i = 0; i < w.tables.size(); ++i) {
+    const Table &t = w.tables[i];
+    if (t.vector.empty()) continue;
+    std::string u = "__kbcc_u" + std::to_string(i);
+    loads += "      " + t.element + " " + u + "[4]; " +
+             unpack(t.vector,
+                    "reinterpret_cast<const " + t.vector + " *>(__kbcc_tb" + std::to_string(i) + ")[__kbcc_g]", u, 0) +
+             "\n";
+  }
+  // Step q of the group, under `guard`.
+  auto steps = [&](const std::string &guard) {
+    return "      #pragma unroll\n      for (int __kbcc_q = 0; __kbcc_q < 4; ++__kbcc_q) " + guard + "{\n" +
+           "      __attribute__((unused)) const " + w.loop_type + " " + t + " = __kbcc_t + __kbcc_q;\n" +
+           bodies("__kbcc_v[__kbcc_r + __kbcc_q]",
+                  [&](size_t i) {
+                    return w.tables[i].vector.empty() ? "__kbcc_tb" + std::to_string(i) + "[" + t + " - __kbcc_lo]"
+                                                      : "__kbcc_u" + std::to_string(i) + "[__kbcc_q]";
+                  }) +
+           "      }\n";
+  };
+  std::string out = "    const " + v + " *__kbcc_sv = reinterpret_cast<const " + v + " *>(__kbcc_sh) + threadIdx.x;\n";
+  out += "    " + w.element + " __kbcc_v[8];\n    " + unpack(v, "__kbcc_sv[0]", "__kbcc_v", 0) + "\n";
+  out += "    " + w.loop_type + " __kbcc_t = " + w.lo + ";\n    unsigned __kbcc_g = 0;\n";
+  out += "    for (; __kbcc_t + 4 <= " + w.hi + "; __kbcc_t += 4, ++__kbcc_g) {\n" + loads + steps("");
+  out += "      #pragma unroll\n      for (int __kbcc_s = 0; __kbcc_s < 4; ++__kbcc_s) __kbcc_v[__kbcc_s] = "
+         "__kbcc_v[__kbcc_s + 4];\n    }\n";
+  // The steps left over: one more group, its loads reaching up to 3 elements
+  // past the window (within the buffers), its steps past the loop skipped.
+  return out + "    if (__kbcc_t < " + w.hi + ") {\n" + loads + steps("if (__kbcc_t + __kbcc_q < " + w.hi + ") ") +
+         "    }\n";
+}
+
 // One copy of the loop over t (`fast`: the window check holds).
 std::string loop_text(const KernelAst &k, const Window &w, long items, long block, bool fast) {
   const std::string &src = k.source();
@@ -546,11 +690,6 @@ std::string loop_text(const KernelAst &k, const Window &w, long items, long bloc
   k.span(lb->getSourceRange(), b, x);
   x = isa<CompoundStmt>(lb) ? x : past_semicolon(src, x);
   std::vector<Repl> repls;
-  for (const WindowRead &r : w.reads) {
-    size_t rb = 0, rx = 0;
-    k.span(r.read->getSourceRange(), rb, rx);
-    repls.push_back({rb, rx, "__kbcc_w[__kbcc_r]"});
-  }
   if (fast && w.offset_var) { // its guards are gone: keep nvcc from reporting it unused
     const Stmt *decl = nullptr;
     walk(lb, [&](const Stmt *s) {
@@ -591,11 +730,31 @@ std::string loop_text(const KernelAst &k, const Window &w, long items, long bloc
   // The slots a step inherits, loaded before the first step.
   std::string preload = "    #pragma unroll\n    for (int __kbcc_s = " + std::string(up ? "0" : "1") + "; __kbcc_s < " +
                         (up ? std::to_string(items - 1) : R) + "; ++__kbcc_s) ";
-  // One step: the body for each (live) thread of the group, then the shift.
-  std::string step = "      #pragma unroll\n      for (int __kbcc_r = 0; __kbcc_r < " + R + "; ++__kbcc_r) {\n";
-  if (!fast) step += "        if (!__kbcc_live[__kbcc_r]) continue;\n";
-  if (idiom_in(k, w, b, x)) step += "  " + kItem + R + "ull + __kbcc_r;\n";
-  step += "        " + spliced(src, b, x, disjoint(repls)) + "\n      }\n";
+  // The body for each (live) thread of the group, its windowed reads served
+  // by `read` and, when `table` is given, the reads of table i by table(i).
+  auto bodies = [&](const std::string &read, const std::function<std::string(size_t)> &table = nullptr) {
+    std::vector<Repl> all = repls;
+    auto serve = [&](const ArraySubscriptExpr *e, const std::string &text) {
+      size_t rb = 0, rx = 0;
+      k.span(e->getSourceRange(), rb, rx);
+      all.push_back({rb, rx, text});
+    };
+    for (const WindowRead &r : w.reads)
+      serve(r.read, read);
+    for (size_t i = 0; table && i < w.tables.size(); ++i)
+      for (const ArraySubscriptExpr *e : w.tables[i].reads)
+        serve(e, table(i));
+    std::string out = "      #pragma unroll\n      for (int __kbcc_r = 0; __kbcc_r < " + R + "; ++__kbcc_r) {\n";
+    if (!fast) out += "        if (!__kbcc_live[__kbcc_r]) continue;\n";
+    if (idiom_in(k, w, b, x)) out += "  " + kItem + R + "ull + __kbcc_r;\n";
+    return out + "        " + spliced(src, b, x, disjoint(all)) + "\n      }\n";
+  };
+  if (fast && vectorized(w, items)) return vector_loop_text(w, bodies);
+  // One step: the bodies (the fast copy's tables read from shared memory), then the shift.
+  std::string step = fast
+                         ? bodies("__kbcc_w[__kbcc_r]",
+                                  [&](size_t i) { return "__kbcc_tb" + std::to_string(i) + "[" + t + " - __kbcc_lo]"; })
+                         : bodies("__kbcc_w[__kbcc_r]");
   step += up ? "      #pragma unroll\n      for (int __kbcc_s = 0; __kbcc_s + 1 < " + R +
                    "; ++__kbcc_s) __kbcc_w[__kbcc_s] = __kbcc_w[__kbcc_s + 1];\n"
              : "      #pragma unroll\n      for (int __kbcc_s = " + std::to_string(items - 1) +
@@ -643,7 +802,10 @@ std::string window_text(const KernelAst &k, const Window &w, long items, long bl
   out += "    " + w.element + " __kbcc_w[" + R + "];\n";
   // The elements the block's threads read, [jmin, jmax], staged once.
   std::string cap = std::to_string(block * items + kHalo);
-  out += "    __shared__ " + w.element + " __kbcc_sh[" + std::to_string(items * phase_stride(items, block)) + "];\n";
+  const bool in_order = vectorized(w, items); // else by phase
+  // In order, a thread's last group may read up to 4 elements past the window.
+  out += "    __shared__ " + std::string(in_order ? "__align__(16) " : "") + w.element + " __kbcc_sh[" +
+         std::to_string(in_order ? block * items + kHalo + 4 : items * phase_stride(items, block)) + "];\n";
   out += "    const long long __kbcc_b0 = (long long)blockIdx.x * blockDim.x * " + R + ";\n";
   out += direction(w.c) > 0
              ? "    const long long __kbcc_jmin = __kbcc_b0 + __kbcc_lo + __kbcc_c, __kbcc_jmax = __kbcc_b0 + "
@@ -653,11 +815,34 @@ std::string window_text(const KernelAst &k, const Window &w, long items, long bl
                "(long long)blockDim.x * " +
                    R + " - 1 - __kbcc_lo + __kbcc_c;\n";
   out += "    if (__syncthreads_and(" + fast_condition(w, cap) + ")) {\n";
+  // Tables (the loop has at most kHalo steps here): each thread loads the
+  // value of step lo + threadIdx.x before staging the window, so that load's
+  // latency overlaps the window's; further steps (more than a block) after it.
+  for (size_t i = 0; i < w.tables.size(); ++i) {
+    const std::string n = std::to_string(i);
+    out += "      __shared__ __align__(16) " + w.tables[i].element + " __kbcc_tb" + n + "[" +
+           std::to_string(kHalo + 4) + "];\n";
+    out += "      " + w.tables[i].element + " __kbcc_tv" + n + " = " + w.tables[i].element +
+           "();\n      if (threadIdx.x < __kbcc_hi - __kbcc_lo) { const " + w.loop_type + " __kbcc_tt = (" +
+           w.loop_type + ")(__kbcc_lo + threadIdx.x); __kbcc_tv" + n + " = " + w.tables[i].value + "; }\n";
+  }
   out +=
       "      for (long long __kbcc_e = threadIdx.x; __kbcc_e <= __kbcc_jmax - __kbcc_jmin; __kbcc_e += blockDim.x) {\n"
       "        const long long __kbcc_k = __kbcc_jmin + __kbcc_e;\n        if (" +
-      load_guard(k, w, true) + ") __kbcc_sh[" + shared_index("(unsigned)__kbcc_e", items, block) +
-      "] = " + w.array->getName().str() + "[__kbcc_k];\n      }\n      __syncthreads();\n";
+      load_guard(k, w, true) + ") __kbcc_sh[" +
+      (in_order ? std::string("__kbcc_e") : shared_index("(unsigned)__kbcc_e", items, block)) +
+      "] = " + w.array->getName().str() + "[__kbcc_k];\n      }\n";
+  for (size_t i = 0; i < w.tables.size(); ++i) {
+    const std::string tb = "__kbcc_tb" + std::to_string(i);
+    out += "      if (threadIdx.x < __kbcc_hi - __kbcc_lo) " + tb + "[threadIdx.x] = __kbcc_tv" + std::to_string(i) +
+           ";\n";
+    out +=
+        "      for (int __kbcc_e = threadIdx.x + blockDim.x; __kbcc_e < __kbcc_hi - __kbcc_lo; __kbcc_e += blockDim.x) "
+        "{ const " +
+        w.loop_type + " __kbcc_tt = (" + w.loop_type + ")(__kbcc_lo + __kbcc_e); " + tb +
+        "[__kbcc_e] = " + w.tables[i].value + "; }\n";
+  }
+  out += "      __syncthreads();\n";
   out += loop_text(k, w, items, block, true) + "    } else {\n" + loop_text(k, w, items, block, false) + "    }\n  }\n";
   return out;
 }
@@ -665,7 +850,9 @@ std::string window_text(const KernelAst &k, const Window &w, long items, long bl
 Expected<std::vector<Axis>> window_space(const Input &in) {
   auto w = analyze(*in.ast);
   if (!w) return w.error();
-  return std::vector<Axis>{{"items", {"4", "2", "8"}}, {"block", {"128", "64"}}};
+  std::vector<Axis> axes{{"items", {"4", "2", "8"}}, {"block", {"128", "64"}}};
+  if (!w->tables.empty()) axes.push_back({"tables", {"on", "off"}});
+  return axes;
 }
 
 Expected<Output> window_apply(const Input &in, const Params &params) {
@@ -673,6 +860,10 @@ Expected<Output> window_apply(const Input &in, const Params &params) {
   auto w = analyze(k);
   if (!w) return w.error();
   long items = int_param(params, "items", 4), block = int_param(params, "block", 128);
+  auto tables = params.find("tables");
+  if (tables != params.end() && tables->second != "on" && tables->second != "off")
+    return not_applicable("tables is not on or off");
+  if (tables != params.end() && tables->second == "off") w->tables.clear();
   if (items < 2 || items > 16 || 32 % items != 0) return not_applicable("items is not 2, 4, 8 or 16");
   if (block < 32 || block > 1024 || block % 32 != 0) return not_applicable("block out of range");
   // Everything the rewrite copies must be written outside macros.

@@ -158,6 +158,61 @@ TEST(Transforms, SplitLoopAcrossABlockUsesSharedMemory) {
   EXPECT_EQ(out.launch->grid[0], "ceil_div(grid.x * block.x, 1)");
 }
 
+namespace {
+
+// A thread per column summing it over the rows: a column read.
+const char *kColumns = R"(__global__ void colsum(int rows, int cols, const float *dy, float *db) {
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= cols) return;
+  float s = 0.0f;
+  for (int r = 0; r < rows; ++r)
+    s += dy[(size_t)r * cols + c];
+  db[c] = s;
+})";
+
+std::vector<Axis> axes_of(const char *id, const std::string &source) {
+  Parsed p(source);
+  auto axes = find_transform(id)->space(p.in);
+  EXPECT_TRUE(axes) << (axes ? "" : axes.error().message);
+  return axes ? *axes : std::vector<Axis>{};
+}
+
+} // namespace
+
+TEST(Transforms, SplitLoopOffersItemsMajorGroupsForColumnReads) {
+  // Rows (x[r * cols + c], the loop walking c): lanes of a group stay consecutive.
+  EXPECT_EQ(axes_of("split_loop_across_warp", kRows).size(), 2u);
+  // A column: the search tries items-major groups first.
+  std::vector<Axis> axes = axes_of("split_loop_across_warp", kColumns);
+  ASSERT_EQ(axes.size(), 3u);
+  EXPECT_EQ(axes[0].name, "order");
+  EXPECT_EQ(axes[0].values, (std::vector<std::string>{"items", "lanes"}));
+  Output out = applied("split_loop_across_warp", kColumns, {{"lanes", "64"}, {"block", "512"}});
+  EXPECT_NE(out.source.find("__kbcc_lane = threadIdx.x / 8u;"), std::string::npos) << out.source;
+  EXPECT_NE(out.source.find("__kbcc_s1[threadIdx.x % 8u + __kbcc_w * 32]"), std::string::npos);
+  ASSERT_TRUE(out.launch);
+  EXPECT_EQ(out.launch->grid[0], "ceil_div(grid.x * block.x, 8)");
+  EXPECT_EQ(out.launch->block[0], "512");
+  // 32 items per block: each warp holds one lane of 32 columns, so no shuffle.
+  out = applied("split_loop_across_warp", kColumns, {{"lanes", "8"}, {"block", "256"}});
+  EXPECT_EQ(out.source.find("__shfl_xor_sync"), std::string::npos) << out.source;
+  EXPECT_NE(out.source.find("__kbcc_s1[threadIdx.x % 32u + __kbcc_w * 32]"), std::string::npos);
+  // Within a warp: 8 items x 4 lanes, no shared memory, a warp barrier.
+  out = applied("split_loop_across_warp", kColumns, {{"lanes", "4"}, {"block", "32"}});
+  EXPECT_EQ(out.source.find("__shared__"), std::string::npos) << out.source;
+  EXPECT_NE(out.source.find("__syncwarp(__kbcc_mask)"), std::string::npos);
+  // Groups spanning warps meet at block barriers: a store under a condition
+  // would let some threads skip one.
+  std::string nested = kColumns;
+  nested.replace(nested.find("  db[c] = s;"), 11, "  if (s > 0.0f) db[c] = s;");
+  EXPECT_EQ(axes_of("split_loop_across_warp", nested).size(), 2u);
+  Parsed p(nested);
+  auto refused =
+      find_transform("split_loop_across_warp")->apply(p.in, {{"order", "items"}, {"lanes", "64"}, {"block", "512"}});
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("at the top level of the body"), std::string::npos);
+}
+
 TEST(Transforms, SplitLoopRefusals) {
   EXPECT_NE(refusal("split_loop_across_warp", kSaxpy).find("no loop"), std::string::npos);
   // A loop-carried scalar that is not an accumulation (a prefix sum).
@@ -647,7 +702,7 @@ TEST(Transforms, SlidingWindowKeepsTheGroupsReadsInRegisters) {
   // The block's copy drops the bounds it proves over [jmin, jmax].
   EXPECT_NE(out.source.find("__kbcc_jmin >= (long long)(0) && __kbcc_jmax < (long long)(n)"), std::string::npos);
   EXPECT_NE(out.source.find("if (true) acc[__kbcc_r]"), std::string::npos);
-  EXPECT_NE(out.source.find("__shared__ float __kbcc_sh["), std::string::npos);
+  EXPECT_NE(out.source.find("__shared__ __align__(16) float __kbcc_sh["), std::string::npos);
   EXPECT_NE(out.source.find("y[i[__kbcc_r]] = acc[__kbcc_r];"), std::string::npos);
   ASSERT_TRUE(out.launch);
   EXPECT_EQ(out.launch->grid[0], "ceil_div(grid.x * block.x, 512)");
@@ -693,7 +748,73 @@ TEST(Transforms, SlidingWindowReadsTheIndexWrittenOutInGuards) {
   EXPECT_NE(out.source.find("__kbcc_jmin >= (long long)(0) && __kbcc_jmax < (long long)(n)"), std::string::npos)
       << out.source;
   EXPECT_NE(out.source.find("(((int)(__kbcc_k)) >= 0 && ((int)(__kbcc_k)) < n)"), std::string::npos);
-  EXPECT_NE(out.source.find("if (true) acc[__kbcc_r] += w[t] * __kbcc_w[__kbcc_r];"), std::string::npos);
+  EXPECT_NE(out.source.find("if (true) acc[__kbcc_r] += __kbcc_u0[__kbcc_q] * __kbcc_v[__kbcc_r + __kbcc_q];"),
+            std::string::npos);
+}
+
+TEST(Transforms, SlidingWindowReadsFourElementsAtOnce) {
+  // Four items of 4-byte elements going up: the block's window lies in order,
+  // and each group of four steps reads the next four elements with one float4.
+  Output out = applied("sliding_window", kFir, {{"items", "4"}, {"block", "64"}});
+  EXPECT_NE(out.source.find("if (true) __kbcc_sh[__kbcc_e] = x[__kbcc_k];"), std::string::npos) << out.source;
+  EXPECT_NE(out.source.find("const float4 __kbcc_x = __kbcc_sv[__kbcc_g + 1]; __kbcc_v[4] = __kbcc_x.x;"),
+            std::string::npos);
+  EXPECT_NE(out.source.find("__kbcc_v[__kbcc_s] = __kbcc_v[__kbcc_s + 4];"), std::string::npos);
+  // The filter w[t], read at every step of the block's copy, is a table staged once.
+  EXPECT_NE(out.source.find("__kbcc_tb0[__kbcc_e] = w[(__kbcc_tt)];"), std::string::npos);
+  EXPECT_NE(out.source.find("if (true) acc[__kbcc_r] += __kbcc_u0[__kbcc_q] * __kbcc_v[__kbcc_r + __kbcc_q];"),
+            std::string::npos);
+  // The steps left over run as one more group, each under its own test.
+  EXPECT_NE(out.source.find("    if (__kbcc_t < (taps)) {"), std::string::npos);
+  EXPECT_NE(out.source.find("for (int __kbcc_q = 0; __kbcc_q < 4; ++__kbcc_q) if (__kbcc_t + __kbcc_q < (taps)) {"),
+            std::string::npos);
+  // A reversed filter is a table too.
+  out = applied("sliding_window", fir_with("w[t]", "w[taps - 1 - t]"), {{"items", "4"}});
+  EXPECT_NE(out.source.find("__kbcc_tb0[__kbcc_e] = w[(taps - 1 - __kbcc_tt)];"), std::string::npos) << out.source;
+  // Two items, or double elements: one element per step, by phase; the table
+  // is read one element at a time.
+  for (const std::string &source : {std::string(kFir), fir_with("const float *x", "const double *x")}) {
+    out = applied("sliding_window", source, {{"items", source == kFir ? "2" : "4"}});
+    EXPECT_EQ(out.source.find("__kbcc_sv"), std::string::npos) << out.source;
+    EXPECT_NE(out.source.find("if (true) acc[__kbcc_r] += __kbcc_tb0[t - __kbcc_lo] * __kbcc_w[__kbcc_r];"),
+              std::string::npos);
+  }
+}
+
+TEST(Transforms, SlidingWindowSearchesWithAndWithoutTables) {
+  // The parameter `tables` exists where the loop has one: staging pays off
+  // for long windows only, so the search measures both.
+  Parsed p(kFir);
+  auto axes = find_transform("sliding_window")->space(p.in);
+  ASSERT_TRUE(axes);
+  ASSERT_EQ(axes->size(), 3u);
+  EXPECT_EQ((*axes)[2].name, "tables");
+  EXPECT_EQ((*axes)[2].values, (std::vector<std::string>{"on", "off"}));
+  Output off = applied("sliding_window", kFir, {{"items", "4"}, {"tables", "off"}});
+  EXPECT_EQ(off.source.find("__kbcc_tb0"), std::string::npos) << off.source;
+  EXPECT_NE(off.source.find("if (true) acc[__kbcc_r] += w[t] * __kbcc_v[__kbcc_r + __kbcc_q];"), std::string::npos);
+  // No table: no parameter.
+  Parsed none(fir_with("acc += w[t] * x[j];", "acc += x[j];"));
+  axes = find_transform("sliding_window")->space(none.in);
+  ASSERT_TRUE(axes);
+  EXPECT_EQ(axes->size(), 2u);
+}
+
+TEST(Transforms, SlidingWindowStagesOnlyTablesEveryStepReads) {
+  struct Case {
+    std::string what, source;
+  };
+  const std::vector<Case> cases = {
+      {"under a conditional operator", fir_with("acc += w[t] * x[j];", "acc += (t < half ? w[t] : -w[t]) * x[j];")},
+      {"an index that differs between threads", fir_with("w[t]", "w[t + (i & 1)]")},
+      {"an array the kernel writes", fir_with("y[i] = acc;", "y[i] = acc;\n  ((float *)w)[0] = 0.0f;")},
+      {"under a guard that is no bound on j", fir_with("acc += w[t] * x[j];", "{ if (taps > 2) acc += w[t] * x[j]; }")},
+  };
+  for (const Case &c : cases) {
+    Output out = applied("sliding_window", c.source, {{"items", "4"}});
+    EXPECT_EQ(out.source.find("__kbcc_tb0"), std::string::npos) << c.what << "\n" << out.source;
+    EXPECT_NE(out.source.find("__kbcc_sv[__kbcc_g + 1]"), std::string::npos) << c.what;
+  }
 }
 
 TEST(Transforms, SlidingWindowFollowsContinue) {
