@@ -676,8 +676,9 @@ std::string vector_loop_text(const Window &w, const Bodies &bodies) {
   out += "    for (; __kbcc_t + 4 <= " + w.hi + "; __kbcc_t += 4, ++__kbcc_g) {\n" + loads + steps("");
   out += "      #pragma unroll\n      for (int __kbcc_s = 0; __kbcc_s < 4; ++__kbcc_s) __kbcc_v[__kbcc_s] = "
          "__kbcc_v[__kbcc_s + 4];\n    }\n";
-  // The steps left over: one more group, its loads reaching up to 3 elements
-  // past the window (within the buffers), its steps past the loop skipped.
+  // The steps left over: one more group, its loads reaching up to 4 elements
+  // past the window and 3 past the tables (within the buffers), its steps
+  // past the loop skipped.
   return out + "    if (__kbcc_t < " + w.hi + ") {\n" + loads + steps("if (__kbcc_t + __kbcc_q < " + w.hi + ") ") +
          "    }\n";
 }
@@ -815,7 +816,8 @@ std::string window_text(const KernelAst &k, const Window &w, long items, long bl
                "(long long)blockDim.x * " +
                    R + " - 1 - __kbcc_lo + __kbcc_c;\n";
   out += "    if (__syncthreads_and(" + fast_condition(w, cap) + ")) {\n";
-  // Tables (the loop has at most kHalo steps here): each thread loads the
+  // Tables (the window check leaves the loop at most kHalo + 1 steps, which
+  // the kHalo + 4 elements hold): each thread loads the
   // value of step lo + threadIdx.x before staging the window, so that load's
   // latency overlaps the window's; further steps (more than a block) after it.
   for (size_t i = 0; i < w.tables.size(); ++i) {
