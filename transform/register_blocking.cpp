@@ -230,7 +230,7 @@ struct Generator {
     size_t ab = 0, ae = 0;
     if (!k.span(b.plan.after.front()->getSourceRange(), ab, ae))
       return not_applicable("a statement is written in a macro");
-    size_t close = k.offset(b.plan.space.body->getRBracLoc());
+    size_t close = k.offset(b.plan.scope->getRBracLoc());
     return k.source().substr(ab, close - ab);
   }
 
@@ -241,7 +241,7 @@ struct Generator {
     std::string type = tile_type(operand);
     bool a = operand == 'A';
     const VarDecl *idx = a ? p.row : p.col;
-    std::string ok = conjunction_not(k, a ? p.row_terms : p.col_terms);
+    std::string ok = working(k, p, a ? p.row_terms : p.col_terms);
     // A: element e is (r = e / bk, c = e % bk), stored transposed at [c][r];
     // B: element e is (r = e / tile, c = e % tile) at [r][c]. Consecutive
     // threads read consecutive k (A) or columns (B).
@@ -266,7 +266,7 @@ struct Generator {
     for (char op : {'A', 'B'})
       if (!load_text(op).empty())
         out += "  __shared__ " + tile_type(op) + " __kbcc_" + op + "t[" + BK + "][" + T + " + 4];\n";
-    if (!p.uniform_terms.empty()) out += "  if (!(" + conjunction_not(k, p.uniform_terms) + ")) return;\n";
+    if (!p.uniform_terms.empty()) out += "  if (!(" + working(k, p, p.uniform_terms) + ")) return;\n";
     for (const Stmt *st : b.uniform) {
       size_t x = 0, y = 0;
       if (!k.span(st->getSourceRange(), x, y)) return not_applicable("a declaration is written in a macro");
@@ -276,8 +276,8 @@ struct Generator {
     out += "  bool __kbcc_rok[" + M + "], __kbcc_cok[" + M +
            "];\n  #pragma unroll\n  for (int __kbcc_i = 0; __kbcc_i < " + M +
            "; ++__kbcc_i) {\n    const int __kbcc_j = __kbcc_i;\n    " + indexes("__kbcc_i", "__kbcc_j") +
-           "\n    __kbcc_rok[__kbcc_i] = " + conjunction_not(k, p.row_terms) +
-           ";\n    __kbcc_cok[__kbcc_j] = " + conjunction_not(k, p.col_terms) + ";\n  }\n";
+           "\n    __kbcc_rok[__kbcc_i] = " + working(k, p, p.row_terms) +
+           ";\n    __kbcc_cok[__kbcc_j] = " + working(k, p, p.col_terms) + ";\n  }\n";
     for (size_t a = 0; a < b.accumulators.size(); ++a) {
       const VarDecl *v = b.accumulators[a];
       std::string arr = "__kbcc_acc" + std::to_string(a);

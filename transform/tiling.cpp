@@ -69,16 +69,17 @@ Expected<Output> apply(const Input &in, const Params &params) {
   auto inner = body.apply(src.substr(bb, be - bb));
   if (!inner) return inner.error();
   Edits e;
-  size_t open = k.offset(p->space.body->getLBracLoc()), close = k.offset(p->space.body->getRBracLoc());
+  size_t open = k.offset(p->space.body->getLBracLoc()), close = k.offset(p->scope->getRBracLoc());
   e.insert(open + 1, "\n" + decls);
   if (p->guard) {
     size_t gb = 0, ge = 0;
-    if (!k.span(p->guard->getSourceRange(), gb, ge)) return not_applicable("the guard is written in a macro");
+    if (!guard_span(k, *p, gb, ge)) return not_applicable("the guard is written in a macro");
     std::string uniform =
-        p->uniform_terms.empty() ? "" : "if (!(" + conjunction_not(k, p->uniform_terms) + ")) return;\n  ";
-    e.replace(gb, past_semicolon(src, ge),
-              uniform + "const bool __kbcc_row_ok = " + conjunction_not(k, p->row_terms) +
-                  ";\n  const bool __kbcc_col_ok = " + conjunction_not(k, p->col_terms) + ";");
+        p->uniform_terms.empty() ? "" : "if (!(" + working(k, *p, p->uniform_terms) + ")) return;\n  ";
+    e.replace(gb, ge,
+              uniform + "const bool __kbcc_row_ok = " + working(k, *p, p->row_terms) +
+                  ";\n  const bool __kbcc_col_ok = " + working(k, *p, p->col_terms) + ";" +
+                  (p->guard_keeps ? "\n  " : ""));
   } else {
     e.insert(open + 1, "  const bool __kbcc_row_ok = true, __kbcc_col_ok = true;\n");
   }

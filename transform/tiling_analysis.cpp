@@ -23,11 +23,17 @@ bool depends_on(const Expr *e, const VarDecl *var) {
   return visit(e, 0);
 }
 
-std::string conjunction_not(const KernelAst &k, const std::vector<const Expr *> &terms) {
+std::string working(const KernelAst &k, const TilingPlan &p, const std::vector<const Expr *> &terms) {
   std::string out = "true";
   for (const Expr *t : terms)
-    out += " && !(" + k.text(t->getSourceRange()) + ")";
+    out += (p.guard_keeps ? " && (" : " && !(") + k.text(t->getSourceRange()) + ")";
   return out;
+}
+
+bool guard_span(const KernelAst &k, const TilingPlan &p, size_t &b, size_t &x) {
+  if (!p.guard || !k.span(p.guard->getSourceRange(), b, x)) return false;
+  x = p.guard_keeps ? k.offset(p.scope->getLBracLoc()) : past_semicolon(k.source(), x);
+  return x != std::string::npos;
 }
 
 namespace {
@@ -71,32 +77,53 @@ Expected<TilingPlan> analyze_tiling(const KernelAst &k) {
   p.space = idx->space;
   p.col = idx->x, p.row = idx->y;
   bool seen_loop = false, touched_before = false;
-  for (const Stmt *st : p.space.body->body()) {
-    if (seen_loop) {
-      p.after.push_back(st);
-      continue;
+  // Splits the guard's terms (`join`: || for a return guard, && for a block) by what they depend on.
+  auto take_guard = [&](const IfStmt *i, BinaryOperatorKind join) -> Status {
+    p.guard = i;
+    std::vector<const Expr *> terms;
+    split_terms(i->getCond(), join, terms);
+    for (const Expr *t : terms) {
+      bool r = refers_to(t, p.row), c = refers_to(t, p.col);
+      if (r && c) return not_applicable("a guard term depends on both row and column");
+      (r ? p.row_terms : c ? p.col_terms : p.uniform_terms).push_back(t);
     }
-    if (const auto *f = dyn_cast<ForStmt>(st)) {
-      auto cl = counted_loop(f);
-      if (!cl) return not_applicable("the reduction loop is not a counted loop");
-      p.loop = *cl;
-      seen_loop = true;
-      continue;
-    }
-    if (const auto *i = dyn_cast<IfStmt>(st); i && only_returns(i->getThen()) && !i->getElse() && !p.guard) {
-      p.guard = i;
-      std::vector<const Expr *> terms;
-      split_terms(i->getCond(), BO_LOr, terms);
-      for (const Expr *t : terms) {
-        bool r = refers_to(t, p.row), c = refers_to(t, p.col);
-        if (r && c) return not_applicable("a guard term depends on both row and column");
-        (r ? p.row_terms : c ? p.col_terms : p.uniform_terms).push_back(t);
+    return Status::ok();
+  };
+  std::function<Status(const CompoundStmt *)> scan = [&](const CompoundStmt *scope) -> Status {
+    p.scope = scope;
+    const Stmt *last = nullptr;
+    for (const Stmt *st : scope->body())
+      if (!isa<NullStmt>(st)) last = st;
+    for (const Stmt *st : scope->body()) {
+      if (seen_loop) {
+        p.after.push_back(st);
+        continue;
       }
-      continue;
+      if (const auto *f = dyn_cast<ForStmt>(st)) {
+        auto cl = counted_loop(f);
+        if (!cl) return not_applicable("the reduction loop is not a counted loop");
+        p.loop = *cl;
+        seen_loop = true;
+        continue;
+      }
+      if (const auto *i = dyn_cast<IfStmt>(st); i && only_returns(i->getThen()) && !i->getElse() && !p.guard) {
+        if (auto st2 = take_guard(i, BO_LOr); !st2) return st2;
+        continue;
+      }
+      // The thread's work under `if (T1 && T2 ...) { ... }`, the last statement.
+      if (const auto *i = dyn_cast<IfStmt>(st); i && st == last && !p.guard && !i->getElse() && !i->getInit() &&
+                                                !i->getConditionVariable() && isa<CompoundStmt>(i->getThen()) &&
+                                                !has_return(i->getThen())) {
+        if (auto st2 = take_guard(i, BO_LAnd); !st2) return st2;
+        p.guard_keeps = true;
+        return scan(cast<CompoundStmt>(i->getThen()));
+      }
+      touched_before |= reads_memory(st) || writes_memory(st) || has_return(st);
+      p.before.push_back(st);
     }
-    touched_before |= reads_memory(st) || writes_memory(st) || has_return(st);
-    p.before.push_back(st);
-  }
+    return Status::ok();
+  };
+  if (auto st = scan(p.space.body); !st) return st.error();
   if (!seen_loop || p.after.empty()) return not_applicable("no reduction loop followed by statements using it");
   if (touched_before) return not_applicable("a statement before the reduction loop touches memory or returns");
   const ForStmt *f = p.loop.loop;

@@ -9,6 +9,9 @@
 // neither), one counted loop over k whose bounds are the same for every
 // thread, whose writes are accumulations and whose loads depend on (row, k),
 // (k, col), k only, or neither, and then the statements that use the results.
+// The guard may instead be the body's last statement `if (T1 && T2 ...) { ... }`
+// holding the rest (the thread's work under its bounds check): its terms then
+// say when the thread works.
 #pragma once
 
 #include "support/expected.h"
@@ -31,7 +34,9 @@ struct TilingPlan {
   IndexSpace space;
   const clang::VarDecl *row = nullptr, *col = nullptr;
   const clang::IfStmt *guard = nullptr;
-  std::vector<const clang::Expr *> row_terms, col_terms, uniform_terms; // of the guard's disjunction
+  bool guard_keeps = false; // the guard is `if (T...) { ... }`: its terms hold for a working thread
+  std::vector<const clang::Expr *> row_terms, col_terms, uniform_terms; // of the guard's disjunction (conjunction)
+  const clang::CompoundStmt *scope = nullptr;                           // the block whose top level holds the loop
   CountedLoop loop;
   std::vector<Accumulation> accs; // the loop's accumulations
   std::vector<TileLoad> loads;
@@ -45,7 +50,13 @@ Expected<TilingPlan> analyze_tiling(const KernelAst &k);
 // Whether `e` depends on `var`, directly or through local variables' initializers.
 bool depends_on(const clang::Expr *e, const clang::VarDecl *var);
 
-// "true && !(t1) && !(t2) ...": none of the guard terms holds.
-std::string conjunction_not(const KernelAst &k, const std::vector<const clang::Expr *> &terms);
+// When the thread works as far as `terms` (of p's guard) say: "true && !(t1)
+// && !(t2) ..." for an early-return guard (none holds), "true && (t1) && (t2)
+// ..." for a guard holding the work (all hold).
+std::string working(const KernelAst &k, const TilingPlan &p, const std::vector<const clang::Expr *> &terms);
+
+// The text of p's guard to replace, [b, x): the whole `if (...) return;`, or
+// `if (...) ` up to the opening brace of the block it holds.
+bool guard_span(const KernelAst &k, const TilingPlan &p, size_t &b, size_t &x);
 
 } // namespace kbcc::transform

@@ -321,6 +321,34 @@ TEST(Transforms, TilingKeepsTheSumOrderAndGuardsTheStores) {
   EXPECT_NE(refusal("smem_tiling", diag).find("both row and column"), std::string::npos);
 }
 
+TEST(Transforms, TilingTakesTheWorkUnderTheThreadsBoundsCheck) {
+  // `if (row < n && col < n) { ... }` holding the work, as the body's last statement.
+  const char *wrapped = R"(__global__ void mm(int n, const float *a, const float *b, float *c) {
+  int col = threadIdx.x + blockDim.x * blockIdx.x;
+  int row = threadIdx.y + blockDim.y * blockIdx.y;
+  if ((col < n) && (row < n) && n > 0) {
+    float acc = 0;
+    for (int k = 0; k < n; k++)
+      acc += a[row * n + k] * b[k * n + col];
+    c[row * n + col] = acc;
+  }
+})";
+  Output out = applied("smem_tiling", wrapped, {{"tile", "16"}});
+  // Its terms say when the thread works; a uniform one ends the whole block.
+  EXPECT_NE(out.source.find("if (!(true && (n > 0))) return;"), std::string::npos) << out.source;
+  EXPECT_NE(out.source.find("const bool __kbcc_row_ok = true && ((row < n));"), std::string::npos);
+  EXPECT_NE(out.source.find("const bool __kbcc_col_ok = true && ((col < n));\n  {"), std::string::npos);
+  EXPECT_NE(out.source.find("if (__kbcc_row_ok && __kbcc_col_ok) {\n  c[row * n + col] = acc;\n    }\n}"),
+            std::string::npos);
+  Output rb = applied("register_blocking", wrapped, {{"shape", "64x4x16"}, {"map", "blocked"}});
+  EXPECT_NE(rb.source.find("__kbcc_rok[__kbcc_i] = true && ((row < n));"), std::string::npos) << rb.source;
+  EXPECT_NE(rb.source.find("c[row * n + col] = acc;"), std::string::npos);
+  // Something after the block would run for threads out of bounds too.
+  std::string trailing = wrapped;
+  trailing.replace(trailing.rfind('}'), 1, "  c[0] = 0.0f;\n}");
+  EXPECT_NE(refusal("smem_tiling", trailing).find("no reduction loop"), std::string::npos);
+}
+
 TEST(Transforms, TilingNeedsTheSameTripCountInEveryThread) {
   const char *triangular = R"(__global__ void t(int n, const float *a, const float *b, float *c) {
   int row = blockIdx.y * blockDim.y + threadIdx.y;
