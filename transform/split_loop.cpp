@@ -18,8 +18,9 @@
 // expression statements. Floating-point accumulations reassociate. With
 // order=items, a group spans warps and combines through shared memory with
 // block barriers, so the shared loops and the stores outside them must sit at
-// the top level of the body, where every thread that has not returned reaches
-// them (exited threads do not hold a barrier up).
+// the top level of the body (or of its last statement `if (C) { ... }`), where
+// every thread that has not returned (or failed C) reaches them; exited
+// threads do not hold a barrier up.
 #include "cache/variant.h"
 #include "transform/edits.h"
 #include "transform/index_space.h"
@@ -170,8 +171,19 @@ std::string plan_statements(const Stmt *s, const ASTContext &ctx, Plan &plan, bo
     return plan_statements(f->getBody(), ctx, plan, true);
   }
   if (const auto *c = dyn_cast<CompoundStmt>(s)) {
+    const Stmt *last = nullptr;
     for (const Stmt *x : c->body())
+      if (!isa<NullStmt>(x)) last = x;
+    for (const Stmt *x : c->body()) {
+      // The last statement `if (C) { ... }` of a top-level block: a thread
+      // failing C reaches no later statement, as if it returned.
+      const auto *i = dyn_cast<IfStmt>(x);
+      if (!nested && x == last && i && !i->getElse() && !writes_memory(i->getCond())) {
+        if (std::string e = plan_statements(i->getThen(), ctx, plan, false); !e.empty()) return e;
+        continue;
+      }
       if (std::string e = plan_statements(x, ctx, plan, nested); !e.empty()) return e;
+    }
     return {};
   }
   if (const auto *i = dyn_cast<IfStmt>(s)) {

@@ -201,10 +201,16 @@ TEST(Transforms, SplitLoopOffersItemsMajorGroupsForColumnReads) {
   out = applied("split_loop_across_warp", kColumns, {{"lanes", "4"}, {"block", "32"}});
   EXPECT_EQ(out.source.find("__shared__"), std::string::npos) << out.source;
   EXPECT_NE(out.source.find("__syncwarp(__kbcc_mask)"), std::string::npos);
+  // The work under `if (c < cols) { ... }`, the last statement: a thread
+  // failing the test reaches no barrier after it, as if it returned.
+  std::string wrapped = kColumns;
+  wrapped.replace(wrapped.find("  if (c >= cols) return;\n"), 26, "  if (c < cols) {\n");
+  wrapped.replace(wrapped.rfind('}'), 1, "}\n}");
+  EXPECT_EQ(axes_of("split_loop_across_warp", wrapped).size(), 3u) << wrapped;
   // Groups spanning warps meet at block barriers: a store under a condition
-  // would let some threads skip one.
+  // followed by more statements would let some threads skip one and meet another.
   std::string nested = kColumns;
-  nested.replace(nested.find("  db[c] = s;"), 11, "  if (s > 0.0f) db[c] = s;");
+  nested.replace(nested.find("  db[c] = s;"), 11, "  if (s > 0.0f) db[c] = s;\n  db[c + cols] = s;");
   EXPECT_EQ(axes_of("split_loop_across_warp", nested).size(), 2u);
   Parsed p(nested);
   auto refused =
