@@ -110,10 +110,11 @@ Expected<TilingPlan> analyze_tiling(const KernelAst &k) {
         if (auto st2 = take_guard(i, BO_LOr); !st2) return st2;
         continue;
       }
-      // The thread's work under `if (T1 && T2 ...) { ... }`, the last statement.
+      // The thread's work under `if (T1 && T2 ...) { ... }`, the last statement;
+      // its terms are evaluated apart, so they must not read memory.
       if (const auto *i = dyn_cast<IfStmt>(st); i && st == last && !p.guard && !i->getElse() && !i->getInit() &&
                                                 !i->getConditionVariable() && isa<CompoundStmt>(i->getThen()) &&
-                                                !has_return(i->getThen())) {
+                                                !has_return(i->getThen()) && !reads_memory(i->getCond())) {
         if (auto st2 = take_guard(i, BO_LAnd); !st2) return st2;
         p.guard_keeps = true;
         return scan(cast<CompoundStmt>(i->getThen()));

@@ -349,6 +349,10 @@ TEST(Transforms, TilingTakesTheWorkUnderTheThreadsBoundsCheck) {
   Output rb = applied("register_blocking", wrapped, {{"shape", "64x4x16"}, {"map", "blocked"}});
   EXPECT_NE(rb.source.find("__kbcc_rok[__kbcc_i] = true && ((row < n));"), std::string::npos) << rb.source;
   EXPECT_NE(rb.source.find("c[row * n + col] = acc;"), std::string::npos);
+  // Terms that read memory: evaluated apart, they could read what the original's && skips.
+  std::string reading = wrapped;
+  reading.replace(reading.find("n > 0"), 5, "a[0] > 0.0f");
+  EXPECT_NE(refusal("smem_tiling", reading).find("no reduction loop"), std::string::npos);
   // Something after the block would run for threads out of bounds too.
   std::string trailing = wrapped;
   trailing.replace(trailing.rfind('}'), 1, "  c[0] = 0.0f;\n}");
