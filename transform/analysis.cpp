@@ -478,6 +478,16 @@ bool only_returns(const Stmt *s) {
   return c && c->size() == 1 && isa<ReturnStmt>(c->body_front());
 }
 
+const IfStmt *work_block(const CompoundStmt *block) {
+  const Stmt *last = nullptr;
+  for (const Stmt *s : block->body())
+    if (!isa<NullStmt>(s)) last = s;
+  const auto *i = dyn_cast_or_null<IfStmt>(last);
+  if (!i || i->getElse() || i->getInit() || i->getConditionVariable() || !isa<CompoundStmt>(i->getThen()))
+    return nullptr;
+  return i;
+}
+
 std::vector<const Expr *> guard_bounds(const CompoundStmt *body, const VarDecl *var) {
   std::vector<const Expr *> out;
   for (const Stmt *s : body->body()) {

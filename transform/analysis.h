@@ -117,6 +117,10 @@ const clang::Expr *at_least_bound(const clang::Expr *e, const clang::VarDecl *va
 void split_terms(const clang::Expr *e, clang::BinaryOperatorKind op, std::vector<const clang::Expr *> &out);
 // Whether `s` is `return;` or `{ return; }`.
 bool only_returns(const clang::Stmt *s);
+// The last statement of `block` when it is `if (C) { ... }` (no else, no init
+// statement or condition variable): a thread's work under its bounds check,
+// which a thread failing C leaves as if it returned. nullptr otherwise.
+const clang::IfStmt *work_block(const clang::CompoundStmt *block);
 
 // The upper bounds that guards of `body` check `var` against: from
 // `if (var >= B ...) return;` and `if (var < B && ...) { rest }` forms.

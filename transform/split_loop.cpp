@@ -171,14 +171,11 @@ std::string plan_statements(const Stmt *s, const ASTContext &ctx, Plan &plan, bo
     return plan_statements(f->getBody(), ctx, plan, true);
   }
   if (const auto *c = dyn_cast<CompoundStmt>(s)) {
-    const Stmt *last = nullptr;
-    for (const Stmt *x : c->body())
-      if (!isa<NullStmt>(x)) last = x;
+    const IfStmt *work = nested ? nullptr : work_block(c);
     for (const Stmt *x : c->body()) {
-      // The last statement `if (C) { ... }` of a top-level block: a thread
-      // failing C reaches no later statement, as if it returned.
-      const auto *i = dyn_cast<IfStmt>(x);
-      if (!nested && x == last && i && !i->getElse() && !writes_memory(i->getCond())) {
+      // A top-level block's work block: a thread failing its test reaches no
+      // later statement, as if it returned.
+      if (const auto *i = dyn_cast<IfStmt>(x); i && i == work && !writes_memory(i->getCond())) {
         if (std::string e = plan_statements(i->getThen(), ctx, plan, false); !e.empty()) return e;
         continue;
       }

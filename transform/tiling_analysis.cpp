@@ -91,9 +91,7 @@ Expected<TilingPlan> analyze_tiling(const KernelAst &k) {
   };
   std::function<Status(const CompoundStmt *)> scan = [&](const CompoundStmt *scope) -> Status {
     p.scope = scope;
-    const Stmt *last = nullptr;
-    for (const Stmt *st : scope->body())
-      if (!isa<NullStmt>(st)) last = st;
+    const IfStmt *work = work_block(scope);
     for (const Stmt *st : scope->body()) {
       if (seen_loop) {
         p.after.push_back(st);
@@ -112,9 +110,8 @@ Expected<TilingPlan> analyze_tiling(const KernelAst &k) {
       }
       // The thread's work under `if (T1 && T2 ...) { ... }`, the last statement;
       // its terms are evaluated apart, so they must not read memory.
-      if (const auto *i = dyn_cast<IfStmt>(st); i && st == last && !p.guard && !i->getElse() && !i->getInit() &&
-                                                !i->getConditionVariable() && isa<CompoundStmt>(i->getThen()) &&
-                                                !has_return(i->getThen()) && !reads_memory(i->getCond())) {
+      if (const auto *i = dyn_cast<IfStmt>(st);
+          i && i == work && !p.guard && !has_return(i->getThen()) && !reads_memory(i->getCond())) {
         if (auto st2 = take_guard(i, BO_LAnd); !st2) return st2;
         p.guard_keeps = true;
         return scan(cast<CompoundStmt>(i->getThen()));

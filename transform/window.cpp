@@ -474,13 +474,9 @@ Expected<Window> analyze(const KernelAst &k) {
   if (auto found = search(k, w, w.body, nullptr, reason)) return *found;
   // The body's last statement `if (C) { ... }` (the thread's guard): the loop
   // may be at the top level of its block.
-  const IfStmt *wrapper = nullptr;
-  for (const Stmt *st : w.body->body())
-    if (!isa<NullStmt>(st)) wrapper = dyn_cast<IfStmt>(st);
-  const auto *inner = wrapper ? dyn_cast<CompoundStmt>(wrapper->getThen()) : nullptr;
-  if (inner && !wrapper->getElse() && !wrapper->getInit() && !wrapper->getConditionVariable()) {
+  if (const IfStmt *wrapper = work_block(w.body)) {
     std::string inner_reason = none;
-    if (auto found = search(k, w, inner, wrapper, inner_reason)) return *found;
+    if (auto found = search(k, w, cast<CompoundStmt>(wrapper->getThen()), wrapper, inner_reason)) return *found;
     if (reason == none) reason = inner_reason;
   }
   return not_applicable(reason);
