@@ -120,6 +120,22 @@ bool is_identity(const LaunchMapping &m) {
   return m.grid == id.grid && m.block == id.block && m.shared == id.shared && m.preconditions.empty();
 }
 
+namespace {
+
+// Whether `condition` reads no name and holds (`1 == 1` once `first` fixed block.y).
+bool always_holds(const std::string &condition) {
+  struct NoNames : Scope {
+    std::optional<int64_t> value(const std::string &) const override { return std::nullopt; }
+    std::optional<uint64_t> address(const std::string &) const override { return std::nullopt; }
+  };
+  auto e = parse_expr(condition);
+  if (!e) return false;
+  auto v = evaluate(**e, NoNames{});
+  return v && *v != 0;
+}
+
+} // namespace
+
 Expected<LaunchMapping> compose(const LaunchMapping &first, const LaunchMapping &second) {
   std::map<std::string, ExprPtr> fields;
   for (const auto &[role, text] : expressions(first)) {
@@ -148,7 +164,7 @@ Expected<LaunchMapping> compose(const LaunchMapping &first, const LaunchMapping 
   for (const std::string &p : second.preconditions) {
     auto c = mapped(p);
     if (!c) return c.error();
-    out.preconditions.push_back(*c);
+    if (!always_holds(*c)) out.preconditions.push_back(*c);
   }
   return canonical(out);
 }

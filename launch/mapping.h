@@ -42,7 +42,8 @@ Status check_mapping(const LaunchMapping &m, const std::vector<ParamInfo> &param
 bool is_identity(const LaunchMapping &m);
 
 // `second` applied after `first`: the launch fields of `second` are replaced
-// by `first`'s expressions, and the preconditions of both are kept.
+// by `first`'s expressions, and the preconditions of both are kept (but for
+// those of `second` that then hold on any launch).
 Expected<LaunchMapping> compose(const LaunchMapping &first, const LaunchMapping &second);
 
 struct Launch {

@@ -288,11 +288,22 @@ bool has_break_or_goto(const Stmt *s) {
 std::optional<CountedLoop> counted_loop(const ForStmt *loop) {
   CountedLoop out;
   out.loop = loop;
-  const auto *init = dyn_cast_or_null<DeclStmt>(loop->getInit());
-  if (!init || !init->isSingleDecl()) return std::nullopt;
-  out.var = dyn_cast<VarDecl>(init->getSingleDecl());
-  if (!out.var || !out.var->getType()->isIntegerType() || !out.var->getInit()) return std::nullopt;
-  out.init = out.var->getInit();
+  if (const auto *init = dyn_cast_or_null<DeclStmt>(loop->getInit()); init && init->isSingleDecl()) {
+    out.var = dyn_cast<VarDecl>(init->getSingleDecl());
+    out.init = out.var ? out.var->getInit() : nullptr;
+  } else if (const auto *set = dyn_cast_or_null<BinaryOperator>(loop->getInit());
+             set && set->getOpcode() == BO_Assign) {
+    // v = init, with v a local only this loop uses: declared elsewhere, it
+    // still lives only in the loop.
+    const auto *ref = dyn_cast<DeclRefExpr>(set->getLHS()->IgnoreParenImpCasts());
+    out.var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+    const auto *fn = out.var ? dyn_cast_or_null<FunctionDecl>(out.var->getParentFunctionOrMethod()) : nullptr;
+    if (!fn || isa<ParmVarDecl>(out.var) || !out.var->hasLocalStorage() ||
+        references(fn->getBody(), out.var) != references(loop, out.var) || refers_to(set->getRHS(), out.var))
+      return std::nullopt;
+    out.init = set->getRHS();
+  }
+  if (!out.var || !out.var->getType()->isIntegerType() || !out.init) return std::nullopt;
   auto is_var = [&](const Expr *e) {
     const auto *ref = dyn_cast_or_null<DeclRefExpr>(e ? e->IgnoreParenImpCasts() : nullptr);
     return ref && ref->getDecl() == out.var;
@@ -431,6 +442,29 @@ std::optional<std::vector<Accumulation>> accumulations(const ForStmt *loop, cons
   return out;
 }
 
+const Expr *value_of(const VarDecl *v) {
+  const auto *fn = dyn_cast_or_null<FunctionDecl>(v ? v->getParentFunctionOrMethod() : nullptr);
+  const auto *body = dyn_cast_or_null<CompoundStmt>(fn ? fn->getBody() : nullptr);
+  if (!body || !v->hasLocalStorage() || isa<ParmVarDecl>(v)) return nullptr;
+  if (v->getInit()) return assigns(body, v) ? nullptr : v->getInit();
+  const Expr *value = nullptr;
+  for (const Stmt *s : body->body()) {
+    const auto *b = dyn_cast<BinaryOperator>(s);
+    bool sets = b && b->getOpcode() == BO_Assign && names(b->getLHS(), v) && !refers_to(b->getRHS(), v);
+    if (sets && !value) {
+      value = b->getRHS();
+      continue;
+    }
+    bool declares = false;
+    if (const auto *d = dyn_cast<DeclStmt>(s))
+      for (const Decl *decl : d->decls())
+        declares = declares || decl == v;
+    if (declares) continue;
+    if (value ? assigns(s, v) : refers_to(s, v)) return nullptr;
+  }
+  return value;
+}
+
 std::vector<const VarDecl *> index_variables(const Stmt *body, int dim) {
   std::vector<const VarDecl *> out;
   walk(body, [&](const Stmt *x) {
@@ -438,9 +472,16 @@ std::vector<const VarDecl *> index_variables(const Stmt *body, int dim) {
     if (!d) return;
     for (const Decl *decl : d->decls()) {
       const auto *v = dyn_cast<VarDecl>(decl);
-      if (!v || !v->getInit() || !v->getType()->isIntegerType()) continue;
-      auto g = as_global_index(v->getInit());
-      if (g && g->dim == dim && !assigns(body, v)) out.push_back(v);
+      if (!v || !v->getType()->isIntegerType()) continue;
+      const Expr *value = value_of(v);
+      for (int hops = 0; value && hops < 4; ++hops) { // i = index, with index = <global index>
+        const auto *ref = dyn_cast<DeclRefExpr>(value->IgnoreParenImpCasts());
+        const auto *u = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+        if (!u || isa<ParmVarDecl>(u)) break;
+        value = value_of(u);
+      }
+      auto g = value ? as_global_index(value) : std::nullopt;
+      if (g && g->dim == dim) out.push_back(v);
     }
   });
   return out;
@@ -513,7 +554,9 @@ std::optional<std::string> as_mapping_expr(const Expr *e) {
   if (const auto *ref = dyn_cast<DeclRefExpr>(e)) {
     const auto *p = dyn_cast<ParmVarDecl>(ref->getDecl());
     if (p && p->getType()->isIntegerType() && !p->getType()->isBooleanType()) return p->getName().str();
-    return std::nullopt;
+    const auto *v = dyn_cast<VarDecl>(ref->getDecl());
+    const Expr *value = v && v->getType()->isIntegerType() ? value_of(v) : nullptr;
+    return value ? as_mapping_expr(value) : std::nullopt;
   }
   const auto *b = dyn_cast<BinaryOperator>(e);
   if (!b) return std::nullopt;

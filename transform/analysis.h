@@ -80,7 +80,8 @@ bool has_return(const clang::Stmt *s);
 bool has_break_or_goto(const clang::Stmt *s); // break/goto/switch that leave `s`'s loops, labels
 
 // for (T v = init; v < bound (or <=); ++v / v++ / v += 1 / v = v + 1) body,
-// with `v` an integer not assigned in the body.
+// with `v` an integer not assigned in the body; or the same with `v = init`
+// where `v` is a local that only this loop refers to.
 struct CountedLoop {
   const clang::ForStmt *loop = nullptr;
   const clang::VarDecl *var = nullptr;
@@ -105,8 +106,17 @@ std::optional<std::vector<Accumulation>> accumulations(const clang::ForStmt *loo
 // `x` combined with `y` by the accumulation's operation, as CUDA text.
 std::string combine_text(const Accumulation &a, const std::string &x, const std::string &y);
 
-// Local variables whose value comes from the global index of `dim`:
-//   int i = <global index>;  (const or never assigned afterwards)
+// The one value local `v` holds wherever the kernel reads it: its
+// initializer when nothing assigns it, or E when it is declared without one
+// and its only assignment is a top-level statement `v = E;` of the function's
+// body that no reference to `v` precedes. nullptr otherwise (and for
+// parameters).
+const clang::Expr *value_of(const clang::VarDecl *v);
+
+// Local variables whose value (value_of) is the global index of `dim`:
+//   int i = <global index>;  (const or never assigned afterwards), or
+//   int i; ... i = <global index>;  (its only assignment, at the top level)
+// or a local whose value is such a variable (int j = i;).
 std::vector<const clang::VarDecl *> index_variables(const clang::Stmt *body, int dim);
 
 // Bound B of `e` when it is `var < B` (or `B > var`); nullptr otherwise.
@@ -127,7 +137,8 @@ const clang::IfStmt *work_block(const clang::CompoundStmt *block);
 std::vector<const clang::Expr *> guard_bounds(const clang::CompoundStmt *body, const clang::VarDecl *var);
 
 // `e` in the launch-mapping language when it is built from integer
-// parameters, integer literals, + - * / and parentheses; nullopt otherwise.
+// parameters, integer literals, + - * / and parentheses, or from locals
+// whose value_of is; nullopt otherwise.
 std::optional<std::string> as_mapping_expr(const clang::Expr *e);
 
 // The integer parameters `e` reads (through casts).

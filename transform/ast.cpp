@@ -118,7 +118,15 @@ Expected<KernelAst> parse_kernel(const tooling::ParseRequest &request, const std
   k.file_ = range->file;
   k.begin_ = range->begin;
   k.source_ = tooling::range_text(*range, sm);
+  k.request_ = request;
+  k.unit_text_ = text;
   return k;
+}
+
+Expected<KernelAst> KernelAst::reparsed(const std::string &definition) const {
+  std::string text = unit_text_;
+  text.replace(begin_, source_.size(), definition);
+  return parse_kernel(request_, text, kernel_->getName().str());
 }
 
 } // namespace kbcc::transform

@@ -38,6 +38,9 @@ public:
   bool span(clang::SourceRange range, size_t &begin, size_t &end) const;
   // The definition's text of a node, or "" when it is not written there.
   std::string text(clang::SourceRange range) const;
+  // The unit parsed again as before, with `definition` in place of the
+  // kernel's definition (which must define the same kernel).
+  Expected<KernelAst> reparsed(const std::string &definition) const;
 
 private:
   friend Expected<KernelAst> parse_kernel(const tooling::ParseRequest &, const std::string &, const std::string &);
@@ -45,6 +48,8 @@ private:
   std::unique_ptr<clang::ASTUnit> unit_;
   const clang::FunctionDecl *kernel_ = nullptr;
   std::string source_;
+  tooling::ParseRequest request_;
+  std::string unit_text_; // the text parsed
   clang::FileID file_;
   unsigned begin_ = 0; // offset of the definition in its file
 };

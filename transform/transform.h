@@ -50,7 +50,17 @@ struct Transform {
   // naming the reason when the transform does not apply.
   Expected<std::vector<Axis>> (*space)(const Input &);
   Expected<Output> (*apply)(const Input &, const Params &);
+  // Written for thread-per-item kernels: offered the thread-per-item form of
+  // a grid-stride kernel it refuses (transform/items_form.h).
+  bool per_item = false;
 };
+
+// `t.space` and `t.apply` for the kernel of `in`, or, when `t` is per_item,
+// refuses it, and the kernel is a grid-stride loop with independent items,
+// for its thread-per-item form: the output's launch mapping is then that
+// form's followed by the transform's. A refusal of both says why each.
+Expected<std::vector<Axis>> space_of(const Transform &t, const Input &in);
+Expected<Output> apply_to(const Transform &t, const Input &in, const Params &p);
 
 // Every transform, in documentation order.
 const std::vector<Transform> &transforms();

@@ -1,5 +1,9 @@
 // The table of transforms and the search helpers.
+#include "transform/items_form.h"
 #include "transform/transform.h"
+
+#include <memory>
+#include <mutex>
 
 namespace kbcc::transform {
 
@@ -46,11 +50,80 @@ const std::vector<Transform> &transforms() {
     std::vector<Transform> t = lexical_transforms();
     for (Transform x : {block_size_transform(), coarsen_transform(), split_loop_transform(), privatize_transform(),
                         transpose_transform(), tiling_transform(), register_blocking_transform(), vectorize_transform(),
-                        cache_hint_transform(), collectives_transform(), window_transform()})
+                        cache_hint_transform(), collectives_transform(), window_transform()}) {
+      x.per_item = x.needs_ast && std::string(x.id) != "shuffle_collectives";
       t.push_back(x);
+    }
     return t;
   }();
   return table;
+}
+
+namespace {
+
+// A kernel's thread-per-item form, parsed.
+struct ParsedForm {
+  ItemsForm form;
+  std::shared_ptr<KernelAst> ast;
+};
+
+// The thread-per-item form of `k`, parsed once for the last few definitions
+// asked for. Errors: those of items_form and of the parse.
+Expected<std::shared_ptr<ParsedForm>> parsed_form(const KernelAst &k) {
+  static std::mutex lock;
+  static std::vector<std::pair<std::string, std::shared_ptr<ParsedForm>>> recent;
+  auto form = items_form(k);
+  if (!form) return form.error();
+  std::string key = k.source() + '\0' + form->source;
+  {
+    std::lock_guard<std::mutex> guard(lock);
+    for (const auto &[kk, parsed] : recent)
+      if (kk == key) return parsed;
+  }
+  auto ast = k.reparsed(form->source);
+  if (!ast) return make_error("its thread-per-item form does not parse: " + ast.error().message, "not-applicable");
+  auto parsed = std::make_shared<ParsedForm>(ParsedForm{*form, std::make_shared<KernelAst>(std::move(*ast))});
+  std::lock_guard<std::mutex> guard(lock);
+  if (recent.size() >= 2) recent.erase(recent.begin());
+  recent.emplace_back(key, parsed);
+  return parsed;
+}
+
+// Whether `t` may run on the thread-per-item form of `in`'s kernel: it is
+// written for that form and refuses the kernel as it is (`own`).
+bool wants_form(const Transform &t, const Input &in, const Expected<std::vector<Axis>> &own) {
+  return !own && t.per_item && in.ast && own.error().code == "not-applicable";
+}
+
+Input form_input(const Input &in, const ParsedForm &form) {
+  return Input{form.ast->source(), form.ast.get(), in.launches, in.metrics};
+}
+
+} // namespace
+
+Expected<std::vector<Axis>> space_of(const Transform &t, const Input &in) {
+  auto own = t.space(in);
+  if (!wants_form(t, in, own)) return own;
+  auto form = parsed_form(*in.ast);
+  if (!form) {
+    if (form.error().code == "no-form") return own;
+    return not_applicable(own.error().message + "; its thread-per-item form does not apply: " + form.error().message);
+  }
+  auto there = t.space(form_input(in, **form));
+  if (!there) return not_applicable(own.error().message + "; in its thread-per-item form: " + there.error().message);
+  return there;
+}
+
+Expected<Output> apply_to(const Transform &t, const Input &in, const Params &p) {
+  if (!wants_form(t, in, t.space(in))) return t.apply(in, p);
+  auto form = parsed_form(*in.ast);
+  if (!form || !t.space(form_input(in, **form))) return t.apply(in, p);
+  auto out = t.apply(form_input(in, **form), p);
+  if (!out) return out;
+  auto launch = launch::compose((*form)->form.launch, out->launch.value_or(launch::LaunchMapping{}));
+  if (!launch) return launch.error();
+  out->launch = *launch;
+  return out;
 }
 
 const Transform *find_transform(const std::string &id) {

@@ -1,0 +1,248 @@
+// Thread-per-item forms (grid-stride loops, flattened 2-D grids): their text,
+// the legality of running each item in a thread of its own, and the per-item
+// transforms offered that form with their launch mappings composed.
+#include "transform/items_form.h"
+#include "transform/transform.h"
+
+#include <gtest/gtest.h>
+
+using namespace kbcc::transform;
+
+namespace {
+
+KernelAst parsed(const std::string &text) {
+  kbcc::tooling::ParseRequest r;
+  r.source = "/virtual/gs.cu";
+  r.arch = "sm_90";
+  auto a = parse_kernel(r, text, "");
+  EXPECT_TRUE(a) << (a ? "" : a.error().message);
+  return std::move(*a);
+}
+
+// items_form's result, or its error's code and message.
+std::string form_of(const std::string &text, kbcc::launch::LaunchMapping *launch = nullptr) {
+  KernelAst k = parsed(text);
+  auto f = items_form(k);
+  if (!f) return f.error().code + ": " + f.error().message;
+  if (launch) *launch = f->launch;
+  return f->source;
+}
+
+// A grid-stride kernel whose body is `body` (the item variable i, bound n).
+std::string kernel(const std::string &body) {
+  return "__global__ void k(int n, float a, const float *x, float *y, int *h) {\n" + body + "\n}";
+}
+
+const char *kFor = R"(__global__ void saxpy(int n, float a, const float *x, float *y) {
+  int index = blockIdx.x * blockDim.x + threadIdx.x;
+  int stride = blockDim.x * gridDim.x;
+  for (int i = index; i < n; i += stride) {
+    if (x[i] == 0.0f) continue;
+    y[i] = a * x[i] + y[i];
+  }
+})";
+
+// C89 style: declarations first, a while loop ending in the increment, a
+// bound held by a local, locals the items reuse.
+const char *kWhile = R"(__global__ void sumsq(int rows, int cols, const float *x, float *out) {
+  int i, j, x0, x1;
+  double sum;
+  j = threadIdx.x + blockIdx.x * blockDim.x;
+  int n = cols;
+  while (j < n) {
+    x0 = j * rows; x1 = x0 + rows;
+    sum = 0;
+    for (i = x0; i < x1; i++) sum += x[i] * x[i];
+    out[j] = sum;
+    j += gridDim.x * blockDim.x;
+  }
+})";
+
+} // namespace
+
+TEST(GridStride, AForLoopBecomesTheItemsGuard) {
+  kbcc::launch::LaunchMapping m;
+  std::string s = form_of(kFor, &m);
+  EXPECT_NE(s.find("int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) {"), std::string::npos) << s;
+  EXPECT_EQ(s.find("stride"), std::string::npos) << s; // read by the increment only
+  EXPECT_EQ(s.find("index"), std::string::npos) << s;  // folded into i
+  EXPECT_NE(s.find("if (x[i] == 0.0f) return;"), std::string::npos) << s;
+  EXPECT_EQ(m.grid[0], "ceil_div(n, block.x)");
+  EXPECT_EQ(m.block[0], "block.x");
+  EXPECT_EQ(m.preconditions, (std::vector<std::string>{"grid.y == 1", "block.y == 1", "grid.z == 1", "block.z == 1"}));
+}
+
+TEST(GridStride, AWhileLoopLosesItsIncrement) {
+  kbcc::launch::LaunchMapping m;
+  std::string s = form_of(kWhile, &m);
+  EXPECT_NE(s.find("if (j < n) {"), std::string::npos) << s;
+  EXPECT_EQ(s.find("gridDim"), std::string::npos) << s;
+  EXPECT_EQ(s.find("while"), std::string::npos) << s;
+  EXPECT_EQ(m.grid[0], "ceil_div(cols, block.x)"); // n's value
+  // An unbraced body gets braces, so the work stays one block.
+  std::string t = form_of(kernel("for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * "
+                                 "gridDim.x) y[i] = x[i];"));
+  EXPECT_NE(t.find("if (i < n) { y[i] = x[i]; }"), std::string::npos) << t;
+}
+
+TEST(GridStride, ItemsThatDependOnEachOtherAreRefused) {
+  const std::string loop = "for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) ";
+  auto refused = [&](const std::string &body) { return form_of(kernel(body)); };
+  EXPECT_EQ(refused("float s = 0;\n" + loop + "{ s += x[i]; y[i] = s; }"),
+            "not-applicable: 's' carries a value from one item of the grid-stride loop to the next");
+  EXPECT_EQ(refused(loop + "y[i + 1] = y[i];"),
+            "not-applicable: the grid-stride loop reads 'y', which it stores to, at another element than the item's");
+  EXPECT_EQ(refused(loop + "y[i / 2] = x[i];"),
+            "not-applicable: a store of the grid-stride loop is not at an index that differs between items");
+  EXPECT_EQ(refused(loop + "{ if (x[i] < 0) return; y[i] = x[i]; }"),
+            "not-applicable: a break, goto or return leaves the grid-stride loop");
+  EXPECT_EQ(refused(loop + "{ if (x[i] < 0) break; y[i] = x[i]; }"),
+            "not-applicable: a break, goto or return leaves the grid-stride loop");
+  EXPECT_EQ(refused(loop + "{ y[i] = x[i]; a = x[i]; }"), "not-applicable: the grid-stride loop assigns parameter 'a'");
+  EXPECT_EQ(refused("float t[2];\n" + loop + "{ t[i % 2] = x[i]; y[i] = t[0]; }"),
+            "not-applicable: 't' carries values from one item of the grid-stride loop to the next");
+  EXPECT_EQ(refused(loop + "{ y[i] = x[i]; __syncthreads(); }"),
+            "not-applicable: the grid-stride loop synchronizes threads or uses warp-level operations");
+  EXPECT_EQ(refused("y[0] = 0;\n" + loop + "y[i] = x[i];"),
+            "not-applicable: a statement before the grid-stride loop stores to memory");
+  EXPECT_EQ(refused("for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < h[0]; i += blockDim.x * gridDim.x) y[i] "
+                    "= x[i];"),
+            "not-applicable: the grid-stride loop's bound is not an expression of integer parameters");
+  EXPECT_EQ(refused("int i = blockIdx.x * blockDim.x + threadIdx.x;\nwhile (i < n) { if (x[i] < 0) { i += blockDim.x "
+                    "* gridDim.x; continue; } y[i] = x[i]; i += blockDim.x * gridDim.x; }"),
+            "not-applicable: the grid-stride loop assigns its item variable");
+  // What is not a grid-stride loop is said so, with its own code.
+  EXPECT_EQ(refused("int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = x[i];"),
+            "no-form: the kernel has neither a grid-stride loop nor a flattened 2-D index");
+  EXPECT_EQ(refused("for (int i = threadIdx.x; i < n; i += blockDim.x) y[i] = x[i];"),
+            "no-form: the kernel has neither a grid-stride loop nor a flattened 2-D index");
+}
+
+TEST(GridStride, WhatTheItemsMayShare) {
+  const std::string loop = "for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) ";
+  // A local written first in every item, in the loop or in a nested one.
+  EXPECT_EQ(form_of(kernel("float t;\n" + loop + "{ t = x[i]; y[i] = t * t; }")).find("not-applicable"),
+            std::string::npos);
+  EXPECT_EQ(form_of(kernel("float t; int j;\n" + loop +
+                           "{ float s = 0; for (j = 0; j < 4; ++j) { t = x[i]; s += t; } y[i] = s; }"))
+                .find("not-applicable"),
+            std::string::npos);
+  // Atomics need no index of their own; reads of other arrays need none.
+  EXPECT_EQ(form_of(kernel(loop + "atomicAdd(&h[(int)x[i]], 1);")).find("not-applicable"), std::string::npos);
+  EXPECT_EQ(form_of(kernel(loop + "y[2 * i + 1] = x[i / 2] + y[2 * i + 1];")).find("not-applicable"),
+            std::string::npos);
+}
+
+TEST(GridStride, PerItemTransformsRunOnTheForm) {
+  KernelAst k = parsed(kFor);
+  Input in{k.source(), &k, {}, {}};
+  const Transform *bs = find_transform("block_size");
+  ASSERT_FALSE(bs->space(in)); // as written: builtins outside the idiom
+  auto axes = space_of(*bs, in);
+  ASSERT_TRUE(axes) << axes.error().message;
+  auto out = apply_to(*bs, in, {{"block", "128"}});
+  ASSERT_TRUE(out) << out.error().message;
+  ASSERT_TRUE(out->launch);
+  EXPECT_EQ(out->launch->grid[0], "ceil_div(ceil_div(n, block.x) * block.x, 128)");
+  EXPECT_EQ(out->launch->block[0], "128");
+  const auto &pre = out->launch->preconditions;
+  EXPECT_NE(std::find(pre.begin(), pre.end(), "grid.y == 1"), pre.end());
+  EXPECT_EQ(std::find(pre.begin(), pre.end(), "1 == 1"), pre.end()); // held by the form's launch
+  EXPECT_NE(out->source.find("if (i < n) {"), std::string::npos) << out->source;
+  EXPECT_EQ(out->source.find("gridDim"), std::string::npos) << out->source;
+  // Transforms that keep the launch get the form's mapping.
+  auto hints = apply_to(*find_transform("cache_hint_streaming"), in, {});
+  ASSERT_TRUE(hints) << hints.error().message;
+  ASSERT_TRUE(hints->launch);
+  EXPECT_EQ(hints->launch->grid[0], "ceil_div(n, block.x)");
+  EXPECT_NE(hints->source.find("__stcs(&y[i], "), std::string::npos) << hints->source;
+  // A refusal of the form says so.
+  auto vec = space_of(*find_transform("vectorized_loads"), in);
+  ASSERT_FALSE(vec); // y is written under the continue's condition only
+  EXPECT_NE(vec.error().message.find("; in its thread-per-item form: no stream"), std::string::npos)
+      << vec.error().message;
+  // A grid-stride loop whose items depend on each other says why.
+  KernelAst dep = parsed(kernel("float s = 0;\nfor (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += "
+                                "blockDim.x * gridDim.x) { s += x[i]; y[i] = s; }"));
+  auto why = space_of(*bs, Input{dep.source(), &dep, {}, {}});
+  ASSERT_FALSE(why);
+  EXPECT_NE(why.error().message.find("; its thread-per-item form does not apply: 's' carries"), std::string::npos)
+      << why.error().message;
+  // Transforms not written for thread-per-item kernels are not offered it.
+  EXPECT_FALSE(find_transform("shuffle_collectives")->per_item);
+  EXPECT_FALSE(find_transform("unroll")->per_item);
+}
+
+TEST(GridStride, C89StyleKernelsReachTheLoopTransforms) {
+  KernelAst k = parsed(kWhile);
+  Input in{k.source(), &k, {}, {}};
+  // The item is j, assigned once at the top; the inner loop's i lives only in it.
+  auto out = apply_to(*find_transform("split_loop_across_warp"), in, {{"lanes", "32"}, {"block", "256"}});
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_NE(out->source.find("for (i = (x0) + (decltype(i))__kbcc_lane; i < x1; i += 32)"), std::string::npos)
+      << out->source;
+  EXPECT_EQ(out->launch->grid[0], "ceil_div(ceil_div(cols, block.x) * block.x, 8)");
+  // Its guard's bound is the local's value, so coverage can be proven.
+  const auto &pre = out->launch->preconditions;
+  EXPECT_NE(std::find(pre.begin(), pre.end(),
+                      "ceil_div(cols, block.x) * block.x % 8 == 0 || cols <= ceil_div(cols, block.x) * block.x"),
+            pre.end());
+}
+
+TEST(FlatGrid, TheFlattenedIndexBecomesAOneDimensionalOne) {
+  const char *flat = R"(__global__ void wgan(int n, const float *pred, const float *truth, float *delta) {
+  int i = (blockIdx.x + blockIdx.y*gridDim.x) * blockDim.x + threadIdx.x;
+  if (i < n) delta[i] = truth[i] > 0 ? -pred[i] : pred[i];
+})";
+  kbcc::launch::LaunchMapping m;
+  std::string s = form_of(flat, &m);
+  EXPECT_NE(s.find("int i = (blockIdx.x * blockDim.x + threadIdx.x);"), std::string::npos) << s;
+  EXPECT_EQ(m.grid, (std::array<std::string, 3>{"grid.x * grid.y", "1", "1"}));
+  EXPECT_EQ(m.block[1], "block.y");
+  EXPECT_EQ(m.preconditions, std::vector<std::string>{"grid.z == 1"});
+  // Operands in other orders are the same index.
+  EXPECT_NE(form_of(kernel("int i = threadIdx.x + blockDim.x * (gridDim.x * blockIdx.y + blockIdx.x);\n"
+                           "if (i < n) y[i] = x[i];"))
+                .find("int i = (blockIdx.x * blockDim.x + threadIdx.x);"),
+            std::string::npos);
+  // Other reads of blockIdx or gridDim would see the new grid.
+  EXPECT_EQ(form_of(kernel("int i = (blockIdx.x + blockIdx.y * gridDim.x) * blockDim.x + threadIdx.x;\n"
+                           "if (i < n) y[i] = x[i] + blockIdx.y;")),
+            "not-applicable: the kernel reads blockIdx or gridDim outside its flattened 2-D index");
+  // blockIdx.y * gridDim.y is no flattened index.
+  EXPECT_EQ(form_of(kernel("int i = (blockIdx.x + blockIdx.y * gridDim.y) * blockDim.x + threadIdx.x;\n"
+                           "if (i < n) y[i] = x[i];"))
+                .rfind("no-form: ", 0),
+            0u);
+  // block_size composes: the blocks of both grid dimensions, re-cut.
+  KernelAst k = parsed(flat);
+  Input in{k.source(), &k, {}, {}};
+  auto out = apply_to(*find_transform("block_size"), in, {{"block", "512"}});
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(out->launch->grid[0], "ceil_div(grid.x * grid.y * block.x, 512)");
+  const auto &pre = out->launch->preconditions;
+  EXPECT_NE(std::find(pre.begin(), pre.end(), "grid.z == 1"), pre.end());
+  EXPECT_NE(std::find(pre.begin(), pre.end(), "grid.x * grid.y * block.x % 512 == 0 || n <= grid.x * grid.y * block.x"),
+            pre.end());
+}
+TEST(GridStride, AHeaderFromAMacroIsWrittenOut) {
+  // Caffe's CUDA_KERNEL_LOOP: the header is the macro's, the body the kernel's.
+  const std::string macro = "#define CUDA_KERNEL_LOOP(i, n) for (int i = blockIdx.x * blockDim.x + threadIdx.x; "
+                            "i < (n); i += blockDim.x * gridDim.x)\n";
+  kbcc::launch::LaunchMapping m;
+  std::string s = form_of(macro + "__global__ void k(const int count, const float *in, float *out) {\n"
+                                  "  CUDA_KERNEL_LOOP(index, count) {\n    if (in[index] < 0) continue;\n"
+                                  "    out[index] = 2 * in[index];\n  }\n}",
+                          &m);
+  EXPECT_NE(s.find("int index = blockIdx.x * blockDim.x + threadIdx.x; if (index < (count)) {\n"
+                   "    if (in[index] < 0) return;"),
+            std::string::npos)
+      << s;
+  EXPECT_EQ(s.find("CUDA_KERNEL_LOOP"), std::string::npos) << s;
+  EXPECT_EQ(m.grid[0], "ceil_div(count, block.x)");
+  std::string t = form_of(macro + "__global__ void k(const int n, const float *in, float *out) {\n"
+                                  "  CUDA_KERNEL_LOOP(i, n) out[i] = in[i];\n}");
+  EXPECT_NE(t.find("int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < (n)) { out[i] = in[i]; }"),
+            std::string::npos)
+      << t;
+}

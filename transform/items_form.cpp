@@ -1,0 +1,504 @@
+#include "transform/items_form.h"
+
+#include "transform/analysis.h"
+#include "transform/edits.h"
+#include "transform/index_space.h"
+#include "transform/transform.h"
+#include "transform/uniform.h"
+
+#include "clang/AST/Decl.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+
+#include <functional>
+#include <map>
+#include <set>
+
+namespace kbcc::transform {
+using namespace clang;
+
+namespace {
+
+const Expr *strip(const Expr *e) { return e ? e->IgnoreParenCasts() : nullptr; }
+
+const VarDecl *local_named(const Expr *e) {
+  const auto *ref = dyn_cast_or_null<DeclRefExpr>(strip(e));
+  const auto *v = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  return v && v->hasLocalStorage() && !isa<ParmVarDecl>(v) ? v : nullptr;
+}
+
+bool names(const Expr *e, const VarDecl *v) {
+  const auto *ref = dyn_cast_or_null<DeclRefExpr>(strip(e));
+  return ref && ref->getDecl() == v;
+}
+
+// Whether `e` is blockDim.x * gridDim.x (either order), or a local whose
+// value is.
+bool is_stride(const Expr *e) {
+  if (const VarDecl *v = local_named(e)) return value_of(v) && is_stride(value_of(v));
+  const auto *b = dyn_cast_or_null<BinaryOperator>(strip(e));
+  if (!b || b->getOpcode() != BO_Mul) return false;
+  auto l = as_builtin(b->getLHS()), r = as_builtin(b->getRHS());
+  if (!l || !r || l->dim != 0 || r->dim != 0) return false;
+  return (l->var == Builtin::BlockDim && r->var == Builtin::GridDim) ||
+         (l->var == Builtin::GridDim && r->var == Builtin::BlockDim);
+}
+
+// Whether `e` is the global index in x, or a local whose value is.
+bool is_start(const Expr *e) {
+  if (const VarDecl *v = local_named(e)) return value_of(v) && is_start(value_of(v));
+  auto g = as_global_index(strip(e));
+  return g && g->dim == 0;
+}
+
+// Whether `e` is `v += stride` or `v = v + stride` (either order).
+bool is_step(const Expr *e, const VarDecl *v) {
+  e = e ? e->IgnoreParens() : nullptr;
+  if (const auto *c = dyn_cast_or_null<CompoundAssignOperator>(e))
+    return c->getOpcode() == BO_AddAssign && names(c->getLHS(), v) && is_stride(c->getRHS());
+  const auto *b = dyn_cast_or_null<BinaryOperator>(e);
+  if (!b || b->getOpcode() != BO_Assign || !names(b->getLHS(), v)) return false;
+  const auto *sum = dyn_cast<BinaryOperator>(strip(b->getRHS()));
+  return sum && sum->getOpcode() == BO_Add &&
+         ((names(sum->getLHS(), v) && is_stride(sum->getRHS())) ||
+          (names(sum->getRHS(), v) && is_stride(sum->getLHS())));
+}
+
+// Calls `fn` on every break/continue/return/goto under `s` that leaves the
+// statement it is written in: break and continue not inside a nested loop
+// (or, for break, switch).
+void exits(const Stmt *s, bool in_loop, bool in_switch, const std::function<void(const Stmt *)> &fn) {
+  if (!s) return;
+  if (isa<ReturnStmt>(s) || isa<GotoStmt>(s) || isa<IndirectGotoStmt>(s) || (isa<ContinueStmt>(s) && !in_loop) ||
+      (isa<BreakStmt>(s) && !in_loop && !in_switch))
+    fn(s);
+  bool loop = isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s);
+  for (const Stmt *c : s->children())
+    exits(c, in_loop || loop, in_switch || isa<SwitchStmt>(s), fn);
+}
+
+std::vector<const Stmt *> statements_of(const Stmt *s) {
+  if (const auto *c = dyn_cast_or_null<CompoundStmt>(s)) return {c->body_begin(), c->body_end()};
+  return s ? std::vector<const Stmt *>{s} : std::vector<const Stmt *>{};
+}
+
+// Whether, running `list` in order, every path writes `u` (a plain `u = E`
+// with E not reading it) before reading it.
+bool written_before_read(const std::vector<const Stmt *> &list, const VarDecl *u) {
+  for (size_t i = 0; i < list.size(); ++i) {
+    const Stmt *s = list[i];
+    if (!refers_to(s, u)) continue;
+    auto sets = [&](const Stmt *x) {
+      const auto *b = dyn_cast_or_null<BinaryOperator>(x);
+      return b && b->getOpcode() == BO_Assign && names(b->getLHS(), u) && !refers_to(b->getRHS(), u);
+    };
+    if (sets(s)) return true;
+    if (const auto *f = dyn_cast<ForStmt>(s); f && sets(f->getInit())) return true;
+    bool later = false;
+    for (size_t j = i + 1; j < list.size(); ++j)
+      later = later || refers_to(list[j], u);
+    if (later) return false;
+    // Every reference is inside `s`: each pass through its parts must write first.
+    if (const auto *w = dyn_cast<WhileStmt>(s))
+      return !refers_to(w->getCond(), u) && written_before_read(statements_of(w->getBody()), u);
+    if (const auto *f = dyn_cast<ForStmt>(s))
+      return !refers_to(f->getInit(), u) && !refers_to(f->getCond(), u) && !refers_to(f->getInc(), u) &&
+             written_before_read(statements_of(f->getBody()), u);
+    if (const auto *c = dyn_cast<IfStmt>(s))
+      return !refers_to(c->getCond(), u) && written_before_read(statements_of(c->getThen()), u) &&
+             written_before_read(statements_of(c->getElse()), u);
+    if (isa<CompoundStmt>(s)) return written_before_read(statements_of(s), u);
+    return false;
+  }
+  return true;
+}
+
+// Whether `e` is `v` combined with terms not reading it by + - * only, `v`
+// occurring once: distinct values of `v` give distinct values of `e`.
+bool injective_in(const Expr *e, const VarDecl *v) {
+  e = strip(e);
+  if (names(e, v)) return true;
+  const auto *b = dyn_cast_or_null<BinaryOperator>(e);
+  if (!b || (b->getOpcode() != BO_Add && b->getOpcode() != BO_Sub && b->getOpcode() != BO_Mul)) return false;
+  bool l = refers_to(b->getLHS(), v), r = refers_to(b->getRHS(), v);
+  if (l == r) return false;
+  return injective_in(l ? b->getLHS() : b->getRHS(), v);
+}
+
+// The local array `e` indexes, when it is one.
+const VarDecl *local_array(const ArraySubscriptExpr *e) {
+  const auto *ref = dyn_cast<DeclRefExpr>(strip(e->getBase()));
+  const auto *v = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  return v && v->hasLocalStorage() && v->getType()->isArrayType() ? v : nullptr;
+}
+
+// What `s` stores to when it is a store to memory (assignment, compound
+// assignment, ++/-- of a subscript, a dereference or an arrow member): the
+// subscript, or another expression when the element is not a subscript's.
+// nullptr when `s` stores to no memory (or to a local array).
+const Expr *stored(const Stmt *s) {
+  const Expr *target = nullptr;
+  if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->isAssignmentOp()) target = b->getLHS();
+  if (const auto *u = dyn_cast<UnaryOperator>(s); u && u->isIncrementDecrementOp()) target = u->getSubExpr();
+  target = strip(target);
+  while (const auto *m = dyn_cast_or_null<MemberExpr>(target)) {
+    if (m->isArrow()) return m;
+    target = strip(m->getBase());
+  }
+  if (const auto *sub = dyn_cast_or_null<ArraySubscriptExpr>(target)) return local_array(sub) ? nullptr : sub;
+  if (const auto *u = dyn_cast_or_null<UnaryOperator>(target); u && u->getOpcode() == UO_Deref) return target;
+  return nullptr;
+}
+
+// Why the items of `loop` (item variable `v`) are not independent; "" when they are.
+std::string dependence(const Stmt *body, const VarDecl *v) {
+  std::string why;
+  exits(body, false, false, [&](const Stmt *x) {
+    if (why.empty() && !isa<ContinueStmt>(x)) why = "a break, goto or return leaves the grid-stride loop";
+  });
+  if (!why.empty()) return why;
+  // Locals and parameters the loop assigns.
+  std::set<const VarDecl *> assigned;
+  walk(body, [&](const Stmt *x) {
+    if (const auto *ref = dyn_cast<DeclRefExpr>(x))
+      if (const auto *u = dyn_cast<VarDecl>(ref->getDecl()); u && u != v && u->hasLocalStorage() && assigns(body, u))
+        assigned.insert(u);
+  });
+  auto declared_inside = [&](const VarDecl *u) {
+    bool inside = false;
+    walk(body, [&](const Stmt *x) {
+      if (const auto *d = dyn_cast<DeclStmt>(x))
+        for (const Decl *decl : d->decls())
+          inside = inside || decl == u;
+    });
+    return inside;
+  };
+  for (const VarDecl *u : assigned) {
+    if (declared_inside(u)) continue;
+    if (isa<ParmVarDecl>(u)) return "the grid-stride loop assigns parameter '" + u->getName().str() + "'";
+    if (!written_before_read(statements_of(body), u))
+      return "'" + u->getName().str() + "' carries a value from one item of the grid-stride loop to the next";
+  }
+  // Local arrays it writes must be its own.
+  walk(body, [&](const Stmt *x) {
+    const auto *b = dyn_cast<BinaryOperator>(x);
+    const auto *sub = b && b->isAssignmentOp() ? dyn_cast<ArraySubscriptExpr>(strip(b->getLHS())) : nullptr;
+    const VarDecl *a = sub ? local_array(sub) : nullptr;
+    if (why.empty() && a && !declared_inside(a))
+      why = "'" + a->getName().str() + "' carries values from one item of the grid-stride loop to the next";
+  });
+  if (!why.empty()) return why;
+  // Arrays stored to: one injective index each.
+  std::map<const ParmVarDecl *, const Expr *> index;
+  walk(body, [&](const Stmt *x) {
+    const Expr *target = why.empty() ? stored(x) : nullptr;
+    if (!target) return;
+    const auto *sub = dyn_cast<ArraySubscriptExpr>(target);
+    const ParmVarDecl *root = sub ? root_parameter(sub->getBase()) : nullptr;
+    if (!root || !injective_in(sub->getIdx(), v))
+      why = "a store of the grid-stride loop is not at an index that differs between items";
+    else
+      index.emplace(root, sub->getIdx());
+  });
+  if (!why.empty()) return why;
+  const ASTContext &ctx = v->getASTContext();
+  walk(body, [&](const Stmt *x) {
+    if (!why.empty()) return;
+    if (const auto *u = dyn_cast<UnaryOperator>(x); u && u->getOpcode() == UO_Deref)
+      if (index.count(root_parameter(u->getSubExpr()))) why = "the grid-stride loop dereferences an array it stores to";
+    if (const auto *sub = dyn_cast<ArraySubscriptExpr>(x)) {
+      auto it = index.find(root_parameter(sub->getBase()));
+      if (it != index.end() && !same_expr(it->second, sub->getIdx(), ctx))
+        why = "the grid-stride loop reads '" + it->first->getName().str() +
+              "', which it stores to, at another element than the item's";
+    }
+    if (const auto *call = dyn_cast<CallExpr>(x); call && call->getDirectCallee() &&
+                                                  call->getDirectCallee()->hasBody() && writes_memory(call) &&
+                                                  effects_in(call).atomic_calls.empty())
+      why = "the grid-stride loop calls a function that stores to memory";
+  });
+  return why;
+}
+
+struct Loop {
+  const Stmt *loop = nullptr;
+  const VarDecl *item = nullptr;
+  const Expr *bound = nullptr;
+  const Stmt *body = nullptr;
+  const Stmt *step = nullptr;  // for: the increment; while: the body's last statement
+  const Expr *start = nullptr; // the item variable's first value
+};
+
+// The body's last statement as a grid-stride loop, or nullopt.
+std::optional<Loop> find_loop(const CompoundStmt *body) {
+  const Stmt *last = nullptr;
+  for (const Stmt *s : body->body())
+    if (!isa<NullStmt>(s)) last = s;
+  Loop l;
+  l.loop = last;
+  if (const auto *f = dyn_cast_or_null<ForStmt>(last)) {
+    const auto *b = dyn_cast_or_null<BinaryOperator>(f->getCond() ? f->getCond()->IgnoreParenImpCasts() : nullptr);
+    l.item = b ? local_named(b->getLHS()) : nullptr;
+    if (!l.item || !is_step(f->getInc(), l.item)) return std::nullopt;
+    const Stmt *init = f->getInit();
+    const Expr *start = nullptr;
+    if (const auto *d = dyn_cast_or_null<DeclStmt>(init); d && d->isSingleDecl() && d->getSingleDecl() == l.item)
+      start = l.item->getInit();
+    if (const auto *a = dyn_cast_or_null<BinaryOperator>(init);
+        a && a->getOpcode() == BO_Assign && names(a->getLHS(), l.item))
+      start = a->getRHS();
+    if (!start || !is_start(start)) return std::nullopt;
+    l.start = start;
+    l.bound = less_than_bound(f->getCond(), l.item);
+    l.body = f->getBody();
+    l.step = f->getInc();
+  } else if (const auto *w = dyn_cast_or_null<WhileStmt>(last)) {
+    const auto *b = dyn_cast_or_null<BinaryOperator>(w->getCond()->IgnoreParenImpCasts());
+    l.item = b ? local_named(b->getLHS()) : nullptr;
+    const auto *c = dyn_cast<CompoundStmt>(w->getBody());
+    if (!l.item || !c || c->body_empty() || !is_step(dyn_cast<Expr>(c->body_back()), l.item)) return std::nullopt;
+    // Its value before the loop: an initializer, or one top-level assignment.
+    const Expr *start = l.item->getInit();
+    for (const Stmt *s : body->body()) {
+      if (s == last) break;
+      const auto *a = dyn_cast<BinaryOperator>(s);
+      if (a && a->getOpcode() == BO_Assign && names(a->getLHS(), l.item) && !start)
+        start = a->getRHS();
+      else if (assigns(s, l.item))
+        return std::nullopt;
+    }
+    if (!start || !is_start(start)) return std::nullopt;
+    l.start = start;
+    l.bound = less_than_bound(w->getCond(), l.item);
+    l.body = c;
+    l.step = c->body_back();
+  } else {
+    return std::nullopt;
+  }
+  return l.bound ? std::optional<Loop>(l) : std::nullopt;
+}
+
+// The top-level declaration of `u` alone, initialised with the global index.
+const DeclStmt *index_declaration(const CompoundStmt *body, const VarDecl *u) {
+  for (const Stmt *s : body->body())
+    if (const auto *d = dyn_cast<DeclStmt>(s); d && d->isSingleDecl() && d->getSingleDecl() == u)
+      return u->getInit() && as_global_index(strip(u->getInit())) ? d : nullptr;
+  return nullptr;
+}
+
+// Edits making every `continue` of the loop whose body is `body` a `return`
+// (in the form, the end of the item).
+Status continues_return(const KernelAst &k, const Stmt *body, Edits &e) {
+  Status ok = Status::ok();
+  exits(body, false, false, [&](const Stmt *x) {
+    size_t xb = 0, xx = 0;
+    if (!k.span(x->getSourceRange(), xb, xx))
+      ok = not_applicable("a continue is written in a macro");
+    else
+      e.replace(xb, xx, "return");
+  });
+  return ok;
+}
+
+// The text `e` is spelled with in the definition (a macro's argument
+// included), parentheses aside; nullopt when its tokens are elsewhere.
+std::optional<std::string> spelled(const KernelAst &k, const Expr *e) {
+  const SourceManager &sm = k.sources();
+  e = e->IgnoreParenImpCasts();
+  SourceLocation last = sm.getSpellingLoc(e->getEndLoc());
+  size_t b = k.offset(sm.getSpellingLoc(e->getBeginLoc()));
+  size_t x = k.offset(Lexer::getLocForEndOfToken(last, 0, sm, k.context().getLangOpts()));
+  if (b == std::string::npos || x == std::string::npos || x < b) return std::nullopt;
+  return k.source().substr(b, x - b);
+}
+
+// For a loop whose header is a macro's expansion: the offset where the
+// invocation starts and the text replacing it up to the body,
+// `T i = <start>; if (i < (N)) `. Errors: not-applicable.
+Expected<std::pair<size_t, std::string>> macro_header(const KernelAst &k, const ForStmt *f, const Loop &l) {
+  const SourceManager &sm = k.sources();
+  const auto *init = dyn_cast_or_null<DeclStmt>(f->getInit());
+  auto bound = spelled(k, l.bound);
+  const VarDecl *from = local_named(l.start);
+  auto start = from ? std::optional<std::string>(from->getName().str()) : spelled(k, l.start);
+  if (!start && as_global_index(strip(l.start))) start = "blockIdx.x * blockDim.x + threadIdx.x";
+  size_t at = k.offset(sm.getExpansionRange(f->getBeginLoc()).getBegin());
+  if (!init || !bound || !start || at == std::string::npos)
+    return not_applicable("the grid-stride loop is written in a macro kbcc cannot read");
+  std::string var = l.item->getName().str();
+  return std::make_pair(at, type_text(l.item->getType(), k.context()) + " " + var + " = " + *start + "; if (" + var +
+                                " < (" + *bound + ")) ");
+}
+
+// Whether `e` is (blockIdx.x + blockIdx.y * gridDim.x) * blockDim.x +
+// threadIdx.x, operands of each operator in either order.
+bool is_flat_index(const Expr *e) {
+  auto is = [](const Expr *x, Builtin::Var var, int dim) {
+    auto b = as_builtin(x);
+    return b && b->var == var && b->dim == dim;
+  };
+  // One operand satisfies `a`, the other `b`.
+  auto pair = [](const Expr *x, BinaryOperatorKind op, const std::function<bool(const Expr *)> &a,
+                 const std::function<bool(const Expr *)> &b) {
+    const auto *o = dyn_cast_or_null<BinaryOperator>(strip(x));
+    return o && o->getOpcode() == op && ((a(o->getLHS()) && b(o->getRHS())) || (a(o->getRHS()) && b(o->getLHS())));
+  };
+  auto block = [&](const Expr *x) {
+    return pair(
+        x, BO_Add, [&](const Expr *y) { return is(y, Builtin::BlockIdx, 0); },
+        [&](const Expr *y) {
+          return pair(
+              y, BO_Mul, [&](const Expr *z) { return is(z, Builtin::BlockIdx, 1); },
+              [&](const Expr *z) { return is(z, Builtin::GridDim, 0); });
+        });
+  };
+  return pair(
+      e, BO_Add, [&](const Expr *x) { return is(x, Builtin::ThreadIdx, 0); },
+      [&](const Expr *x) {
+        return pair(x, BO_Mul, block, [&](const Expr *y) { return is(y, Builtin::BlockDim, 0); });
+      });
+}
+
+// The form of a kernel indexing a flattened 2-D grid; "no-form" without one.
+Expected<ItemsForm> flat_grid_form(const KernelAst &k, const CompoundStmt *body) {
+  std::vector<const Expr *> flats;
+  std::set<const Stmt *> inside;
+  std::function<void(const Stmt *)> visit = [&](const Stmt *s) {
+    if (!s) return;
+    if (const auto *e = dyn_cast<Expr>(s); e && is_flat_index(e)) {
+      flats.push_back(e);
+      walk(s, [&](const Stmt *x) { inside.insert(x); });
+      return;
+    }
+    for (const Stmt *c : s->children())
+      visit(c);
+  };
+  visit(body);
+  if (flats.empty())
+    return make_error("the kernel has neither a grid-stride loop nor a flattened 2-D index", "no-form");
+  for (const Builtin &b : index_uses(body).other)
+    if (!inside.count(b.expr) && (b.var == Builtin::BlockIdx || b.var == Builtin::GridDim))
+      return not_applicable("the kernel reads blockIdx or gridDim outside its flattened 2-D index");
+  Edits e;
+  for (const Expr *f : flats) {
+    size_t b = 0, x = 0;
+    if (!k.span(f->getSourceRange(), b, x)) return not_applicable("the flattened 2-D index is written in a macro");
+    e.replace(b, x, "(blockIdx.x * blockDim.x + threadIdx.x)");
+  }
+  auto text = e.apply(k.source());
+  if (!text) return text.error();
+  ItemsForm out;
+  out.source = *text;
+  out.launch.grid = {"grid.x * grid.y", "1", "1"};
+  out.launch.preconditions = {"grid.z == 1"};
+  return out;
+}
+
+} // namespace
+
+Expected<ItemsForm> items_form(const KernelAst &k) {
+  const auto *body = dyn_cast_or_null<CompoundStmt>(k.kernel()->getBody());
+  if (!body) return make_error("the kernel has no body", "no-form");
+  auto loop = find_loop(body);
+  if (!loop) return flat_grid_form(k, body);
+  const VarDecl *v = loop->item;
+  const auto *f = dyn_cast<ForStmt>(loop->loop);
+  // The item variable: assigned by the step only.
+  bool assigned = f && assigns(f->getBody(), v);
+  if (!f)
+    for (const Stmt *s : statements_of(loop->body))
+      assigned = assigned || (s != loop->step && assigns(s, v));
+  if (assigned) return not_applicable("the grid-stride loop assigns its item variable");
+  Effects fx = effects_in(loop->body);
+  if (fx.barrier || fx.warp_ops) // every thread ran as many passes: one item each may diverge
+    return not_applicable("the grid-stride loop synchronizes threads or uses warp-level operations");
+  if (std::string why = dependence(loop->body, v); !why.empty()) return not_applicable(why);
+  auto n = as_mapping_expr(loop->bound);
+  if (!n) return not_applicable("the grid-stride loop's bound is not an expression of integer parameters");
+  for (const Stmt *s : body->body()) {
+    if (s == loop->loop) break;
+    if (writes_memory(s)) return not_applicable("a statement before the grid-stride loop stores to memory");
+  }
+  // A for loop's variable moves to the body's scope: no name may clash there.
+  const auto *init = f ? dyn_cast_or_null<DeclStmt>(f->getInit()) : nullptr;
+  if (init) {
+    for (const ParmVarDecl *p : k.kernel()->parameters())
+      if (p->getName() == v->getName()) return not_applicable("the loop variable's name is a parameter's");
+    for (const Stmt *s : body->body())
+      if (const auto *d = dyn_cast<DeclStmt>(s))
+        for (const Decl *decl : d->decls())
+          if (const auto *nd = dyn_cast<NamedDecl>(decl); nd && nd->getName() == v->getName())
+            return not_applicable("the loop variable's name is declared again in the kernel's body");
+  }
+  const std::string &src = k.source();
+  size_t lb = statement_begin(k, loop->loop), bb = k.offset(loop->body->getBeginLoc());
+  size_t be = statement_end(k, loop->body);
+  Edits e;
+  if (f && lb == std::string::npos && bb != std::string::npos && be != std::string::npos) {
+    // The header from a macro (Caffe's CUDA_KERNEL_LOOP(i, n)), the body written out.
+    auto header = macro_header(k, f, *loop);
+    if (!header) return header.error();
+    e.replace(header->first, bb, header->second + (isa<CompoundStmt>(loop->body) ? "" : "{ "));
+    if (!isa<CompoundStmt>(loop->body)) e.insert(be, " }");
+    if (Status ok = continues_return(k, loop->body, e); !ok) return ok.error();
+  } else if (lb == std::string::npos || bb == std::string::npos || be == std::string::npos) {
+    return not_applicable("the grid-stride loop is written in a macro");
+  } else if (f) {
+    size_t cb = 0, cx = 0, ib = 0, ix = 0;
+    if (!k.span(f->getCond()->getSourceRange(), cb, cx))
+      return not_applicable("the grid-stride loop is written in a macro");
+    std::string init_text;
+    if (f->getInit()) {
+      if (!k.span(f->getInit()->getSourceRange(), ib, ix))
+        return not_applicable("the grid-stride loop is written in a macro");
+      init_text = src.substr(ib, ix - ib);
+      // `int i = index` with `index` holding the global index and read
+      // nowhere else: the global index itself, and `index` goes.
+      const VarDecl *u = local_named(loop->start);
+      const auto *decl = u ? index_declaration(body, u) : nullptr;
+      size_t sb = 0, sx = 0, ub = 0, ux = 0;
+      if (decl && references(body, u) == 1 && k.span(loop->start->getSourceRange(), sb, sx) &&
+          k.span(u->getInit()->getSourceRange(), ub, ux) && sb >= ib && sx <= ix) {
+        init_text.replace(sb - ib, sx - sb, src.substr(ub, ux - ub));
+        e.replace(statement_begin(k, decl), statement_end(k, decl), "");
+      }
+      if (init_text.empty() || init_text.back() != ';') init_text += ';';
+      init_text += ' ';
+    }
+    bool braced = isa<CompoundStmt>(loop->body);
+    e.replace(lb, bb, init_text + "if (" + src.substr(cb, cx - cb) + ") " + (braced ? "" : "{ "));
+    if (!braced) e.insert(be, " }");
+    if (Status ok = continues_return(k, loop->body, e); !ok) return ok.error();
+  } else {
+    bool continues = false;
+    exits(loop->body, false, false, [&](const Stmt *) { continues = true; });
+    if (continues) return not_applicable("a continue skips the grid-stride loop's increment");
+    size_t sb = statement_begin(k, loop->step), sx = statement_end(k, loop->step);
+    if (sb == std::string::npos || sx == std::string::npos)
+      return not_applicable("the grid-stride loop is written in a macro");
+    if (src.compare(lb, 5, "while") != 0) return not_applicable("the grid-stride loop is written in a macro");
+    e.replace(lb, lb + 5, "if");
+    e.replace(sb, sx, "");
+  }
+  // A local holding the stride, read by the step only, goes with it.
+  const Expr *inc = f ? f->getInc() : dyn_cast<Expr>(loop->step);
+  walk(inc, [&](const Stmt *x) {
+    const auto *ref = dyn_cast<DeclRefExpr>(x);
+    const VarDecl *s = ref ? local_named(ref) : nullptr;
+    if (!s || s == v || references(body, s) != 1) return;
+    for (const Stmt *st : body->body())
+      if (const auto *d = dyn_cast<DeclStmt>(st); d && d->isSingleDecl() && d->getSingleDecl() == s) {
+        size_t db = statement_begin(k, d), dx = statement_end(k, d);
+        if (db != std::string::npos && dx != std::string::npos) e.replace(db, dx, "");
+      }
+  });
+  auto text = e.apply(src);
+  if (!text) return text.error();
+  ItemsForm out;
+  out.source = *text;
+  out.launch.grid = {"ceil_div(" + *n + ", block.x)", "1", "1"};
+  out.launch.preconditions = {"grid.y == 1", "block.y == 1", "grid.z == 1", "block.z == 1"};
+  return out;
+}
+
+} // namespace kbcc::transform

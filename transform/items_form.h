@@ -1,0 +1,54 @@
+// Thread-per-item forms of kernels written in two common ways the
+// structural transforms (transform/index_space.h) do not read, with the
+// launch that makes each compute what the original did. A transform written
+// for one item per thread then applies to such a kernel through its form,
+// its own launch mapping composed after the form's.
+//
+// Grid-stride loops. A kernel whose last statement is
+//   for (i = <global index in x>; i < N; i += blockDim.x * gridDim.x) BODY
+// (or the same as a `while` loop ending in the increment) computes BODY once
+// for each item i < N, whatever the grid. Launched with ceil(N / block.x)
+// blocks, `i = <global index>; if (i < N) BODY` computes the same when the
+// items are independent, that is when, in the loop:
+//   - nothing assigns the item variable but the increment, and no `break`,
+//     `goto` or `return` leaves the loop (`continue` ends the item);
+//   - it has no barrier or warp-level operation;
+//   - every local declared before the loop that the loop assigns is written
+//     before it is read in each item (nothing carries over to the next item);
+//     no parameter is assigned;
+//   - every array the loop stores to (other than by atomics) is accessed at
+//     one index, the same expression everywhere, in which the item variable
+//     occurs once, under + - * only (distinct items touch distinct elements);
+//   - no user function called stores to memory.
+// Nothing may follow the loop, nothing before it may store to memory, and N
+// must be an expression of integer parameters (the new grid is computed
+// from it).
+//
+// Flattened 2-D grids. A kernel whose index is
+//   (blockIdx.x + blockIdx.y * gridDim.x) * blockDim.x + threadIdx.x
+// (a 1-D index over a grid made 2-D only to hold more blocks) computes the
+// same with that index written blockIdx.x * blockDim.x + threadIdx.x and
+// grid.x * grid.y blocks in x, when it reads blockIdx and gridDim nowhere
+// else (and grid.z is 1).
+#pragma once
+
+#include "launch/mapping.h"
+#include "support/expected.h"
+#include "transform/ast.h"
+
+#include <string>
+
+namespace kbcc::transform {
+
+struct ItemsForm {
+  std::string source;           // the kernel's definition, one item per thread
+  launch::LaunchMapping launch; // its launch, relative to the original's
+};
+
+// The thread-per-item form of `k`. Errors: "no-form" when the kernel has
+// neither a grid-stride loop over x as its last statement nor a flattened
+// 2-D index; "not-applicable" with the reason when it has one but its form
+// would compute something else (or it is written in a macro).
+Expected<ItemsForm> items_form(const KernelAst &k);
+
+} // namespace kbcc::transform
