@@ -68,7 +68,7 @@ template <class Fn> Expected<Lowered> charged(Context &c, StepRecord &step, Fn f
 
 // Statically checks a candidate; the failure as feedback, or "".
 std::string static_failure(const Context &c, const Candidate &cand) {
-  Status check = check_candidate(c.task.kernel.source, cand.source);
+  Status check = check_candidate(c.task.kernel.source, cand.source, cand.launch);
   return check ? "" : "static check (" + check.error().code + "): " + check.error().message;
 }
 

@@ -3,6 +3,7 @@
 #include "tooling/kernel_text.h"
 
 #include <regex>
+#include <set>
 
 namespace kbcc::agent {
 using tooling::find_loops;
@@ -30,6 +31,16 @@ bool may_write_through(const std::string &body, const std::string &name) {
 
 bool loop_uses(const Loop &l, const std::string &name) { return has_identifier(l.header, name); }
 
+// The names the grid of `launch` reads (empty without a mapping, or when one
+// does not parse).
+std::set<std::string> grid_names(const std::optional<launch::LaunchMapping> &launch) {
+  std::set<std::string> values, pointers;
+  if (launch)
+    for (const std::string &g : launch->grid)
+      if (auto e = launch::parse_expr(g)) launch::collect_names(**e, values, pointers);
+  return values;
+}
+
 } // namespace
 
 bool writes_through(const std::string &src, const std::string &name) {
@@ -45,7 +56,8 @@ bool writes_through(const std::string &src, const std::string &name) {
          std::regex_search(m, atomic);
 }
 
-Status check_candidate(const std::string &original, const std::string &candidate) {
+Status check_candidate(const std::string &original, const std::string &candidate,
+                       const std::optional<launch::LaunchMapping> &launch) {
   auto ko = parse_kernel_text(original);
   if (!ko) return make_error("original kernel: " + ko.error().message, "kernel-text");
   auto kc = parse_kernel_text(candidate);
@@ -69,9 +81,10 @@ Status check_candidate(const std::string &original, const std::string &candidate
       return make_error("candidate never writes output parameter '" + cn + "'", "removed-work");
   }
   std::vector<Loop> lo = find_loops(original, *ko), lc = find_loops(candidate, *kc);
+  std::set<std::string> grid = grid_names(launch);
   for (size_t i = 0; i < po.size(); ++i) {
     std::string on = param_name(po[i]), cn = param_name(pc[i]);
-    if (on.empty() || cn.empty()) continue;
+    if (on.empty() || cn.empty() || grid.count(cn)) continue;
     bool orig_loop = std::any_of(lo.begin(), lo.end(), [&](const Loop &l) { return loop_uses(l, on); });
     bool cand_loop = std::any_of(lc.begin(), lc.end(), [&](const Loop &l) { return loop_uses(l, cn); });
     if (orig_loop && !cand_loop)

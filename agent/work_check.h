@@ -3,15 +3,20 @@
 // signature must be unchanged, every output the original writes must still be
 // written, and loops whose trip count depends on a parameter must remain.
 #pragma once
+#include "launch/mapping.h"
 #include "support/expected.h"
 
+#include <optional>
 #include <string>
 
 namespace kbcc::agent {
 
 // Ok, or an Error with code "signature-changed" or "removed-work" whose
-// message says what is missing.
-Status check_candidate(const std::string &original, const std::string &candidate);
+// message says what is missing. `launch` is the candidate's launch mapping
+// (none: the original launch): a loop bounded by a parameter its grid reads
+// may become threads (a grid-stride loop run one item per thread).
+Status check_candidate(const std::string &original, const std::string &candidate,
+                       const std::optional<launch::LaunchMapping> &launch = std::nullopt);
 
 // True when `src` certainly stores through pointer parameter `name`
 // (name[i] = / op= / ++, *name =, atomicXxx(&name[i] or name+..)).

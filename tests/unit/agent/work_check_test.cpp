@@ -36,6 +36,24 @@ TEST(WorkCheck, RejectsDroppedLoop) {
   EXPECT_NE(st.error().message.find("'n'"), std::string::npos);
 }
 
+TEST(WorkCheck, AGridOverTheLoopsBoundKeepsTheWork) {
+  // A grid-stride loop run one item per thread: the grid grows with n.
+  const char *strided = R"(__global__ void saxpy(int n, float a, const float *x, float *y) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    y[i] = a * x[i] + y[i];
+})";
+  const char *per_item = R"(__global__ void saxpy(int n, float a, const float *x, float *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) { y[i] = a * x[i] + y[i]; }
+})";
+  kbcc::launch::LaunchMapping m;
+  m.grid[0] = "ceil_div(n, block.x)";
+  EXPECT_TRUE(check_candidate(strided, per_item, m));
+  // Without that grid the loop's work is gone.
+  EXPECT_FALSE(check_candidate(strided, per_item));
+  m.grid[0] = "grid.x * 2";
+  EXPECT_FALSE(check_candidate(strided, per_item, m));
+}
+
 TEST(WorkCheck, AMemberNameIsNotAParameter) {
   // `blockDim.x` bounds the loop, not the parameter `x`: a rewrite without the loop keeps the work.
   std::string orig = R"(__global__ void scan(int n, const float *x, float *y) {
