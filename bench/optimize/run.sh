@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The optimization benchmark, for a machine with an NVIDIA GPU.
 #
-# For every app in bench/optimize/apps (one naive kernel each) and for two
+# For every app in bench/optimize/{apps,extra,gridstride} (one naive kernel each) and for two
 # knowledge bases (the shipped seed KB, and an "empty" KB made by
 # make_empty_kb.py), in a fresh KBCC_DIR each:
 #   build the app with kbcc -> run it (baseline) -> kbcc capture -- app
@@ -28,7 +28,7 @@ nvcc=${KBCC_NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 modes=${BENCH_MODES:-seed empty}
 if [[ $# -gt 0 ]]; then apps=("$@"); else
   apps=()
-  for f in "$here"/apps/*.cu "$here"/extra/*.cu; do apps+=("$(basename "$f" .cu)"); done
+  for f in "$here"/apps/*.cu "$here"/extra/*.cu "$here"/gridstride/*.cu; do apps+=("$(basename "$f" .cu)"); done
 fi
 
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
@@ -56,8 +56,15 @@ opt_args=(--seed "${BENCH_SEED:-1}" --trajectories "${BENCH_TRAJECTORIES:-4}" --
 read -r -a extra_args <<<"${BENCH_OPTIMIZE_ARGS:-}"
 opt_args+=("${extra_args[@]}")
 
-# apps/ holds the suite, extra/ kernels no transform was written against.
-source_of() { if [[ -f $here/apps/$1.cu ]]; then echo "$here/apps/$1.cu"; else echo "$here/extra/$1.cu"; fi; }
+# apps/ holds the suite, extra/ kernels no transform was written against,
+# gridstride/ grid-stride loops launched as real programs launch them.
+source_of() {
+  local d
+  for d in apps extra gridstride; do
+    [[ -f $here/$d/$1.cu ]] && echo "$here/$d/$1.cu" && return
+  done
+  echo "$here/apps/$1.cu"
+}
 compile() { "$kbcc" -arch="$arch" -O3 -std=c++17 -I"$here/apps" "$(source_of "$1")" -o "$2"; }
 
 run_one() { # mode app

@@ -134,9 +134,10 @@ def main():
     work = os.path.join(out, "work")
     here = os.path.dirname(os.path.abspath(__file__))
     apps = sorted(os.listdir(os.path.join(work, "seed"))) if os.path.isdir(os.path.join(work, "seed")) else []
-    groups = {"suite": ([], []), "extra": ([], [])}
+    groups = {"suite": ([], []), "extra": ([], []), "gridstride": ([], [])}
     for app in apps:
-        group = "extra" if os.path.exists(os.path.join(here, "extra", app + ".cu")) else "suite"
+        group = next((g for g in ("extra", "gridstride") if os.path.exists(os.path.join(here, g, app + ".cu"))),
+                     "suite")
         row, speedup = app_row(work, app, peak_bw, peak_flops)
         groups[group][0].append(row)
         if speedup:
@@ -157,6 +158,9 @@ def main():
         print_table("The suite (bench/optimize/apps)", *groups["suite"])
     if groups["extra"][0]:
         print_table("Kernels no transform was written against (bench/optimize/extra)", *groups["extra"])
+    if groups["gridstride"][0]:
+        print_table("Grid-stride loops with the launches real programs use (bench/optimize/gridstride)",
+                    *groups["gridstride"])
 
 
 if __name__ == "__main__":

@@ -1,0 +1,90 @@
+// Grid-stride loops launched with fixed grids, as real programs launch them:
+// a C89-style column sum of squares (one column per item) and an
+// element-wise update. Each is run on several sizes, including ones that are
+// not multiples of any block and one smaller than the grid, and checked
+// against a CPU reference: "<kernel> <size> ok" or "... WRONG".
+#include "common.h"
+
+#include <cmath>
+#include <vector>
+
+__global__ void col_sumsq(int rows, int cols, const float *x, float *out) {
+  int i, j, x0, x1;
+  float sum;
+  j = threadIdx.x + blockIdx.x * blockDim.x;
+  while (j < cols) {
+    x0 = j * rows;
+    x1 = x0 + rows;
+    sum = 0;
+    for (i = x0; i < x1; i++)
+      sum += x[i] * x[i];
+    out[j] = sum;
+    j += blockDim.x * gridDim.x;
+  }
+}
+
+__global__ void scale_add(int n, float a, const float *x, float *y) {
+  int index = blockIdx.x * blockDim.x + threadIdx.x;
+  int stride = blockDim.x * gridDim.x;
+  for (int i = index; i < n; i += stride) {
+    if (x[i] == 0.0f) continue;
+    y[i] = a * x[i] + y[i];
+  }
+}
+
+namespace {
+
+void report(const char *kernel, int size, bool ok) { std::printf("%s %d %s\n", kernel, size, ok ? "ok" : "WRONG"); }
+
+bool check_sumsq(int rows, int cols, const std::vector<float> &x, const float *dout) {
+  std::vector<float> out(cols);
+  CHECK(cudaMemcpy(out.data(), dout, cols * sizeof(float), cudaMemcpyDeviceToHost));
+  for (int c = 0; c < cols; ++c) {
+    double want = 0;
+    for (int r = 0; r < rows; ++r)
+      want += (double)x[(size_t)c * rows + r] * x[(size_t)c * rows + r];
+    if (std::fabs(out[c] - want) > 1e-4 * want + 1e-5) return false;
+  }
+  return true;
+}
+
+} // namespace
+
+int main() {
+  const int rows = 1000, max_cols = 3001, max_n = 1 << 20;
+  std::vector<float> x((size_t)rows * max_cols), v(max_n), y0(max_n);
+  fill(x.data(), static_cast<int>(x.size()), 11);
+  fill(v.data(), max_n, 12);
+  fill(y0.data(), max_n, 13);
+  for (int i = 0; i < max_n; i += 7)
+    v[i] = 0.0f; // skipped by `continue`
+  float *dx = nullptr, *dout = nullptr, *dv = nullptr, *dy = nullptr;
+  CHECK(cudaMalloc(&dx, x.size() * sizeof(float)));
+  CHECK(cudaMalloc(&dout, max_cols * sizeof(float)));
+  CHECK(cudaMalloc(&dv, max_n * sizeof(float)));
+  CHECK(cudaMalloc(&dy, max_n * sizeof(float)));
+  CHECK(cudaMemcpy(dx, x.data(), x.size() * sizeof(float), cudaMemcpyHostToDevice));
+  CHECK(cudaMemcpy(dv, v.data(), max_n * sizeof(float), cudaMemcpyHostToDevice));
+
+  for (int cols : {3001, 1024, 77}) {
+    CHECK(cudaMemset(dout, 0, max_cols * sizeof(float)));
+    col_sumsq<<<8, 128>>>(rows, cols, dx, dout);
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
+    report("col_sumsq", cols, check_sumsq(rows, cols, x, dout));
+  }
+  for (int n : {max_n, 1000003 % max_n, 100}) {
+    CHECK(cudaMemcpy(dy, y0.data(), max_n * sizeof(float), cudaMemcpyHostToDevice));
+    scale_add<<<32, 256>>>(n, 2.5f, dv, dy);
+    CHECK(cudaGetLastError());
+    std::vector<float> y(max_n);
+    CHECK(cudaMemcpy(y.data(), dy, max_n * sizeof(float), cudaMemcpyDeviceToHost));
+    bool ok = true;
+    for (int i = 0; i < max_n; ++i) {
+      float want = i < n && v[i] != 0.0f ? 2.5f * v[i] + y0[i] : y0[i];
+      ok = ok && std::fabs(y[i] - want) <= 1e-6f * std::fabs(want) + 1e-7f;
+    }
+    report("scale_add", n, ok);
+  }
+  return 0;
+}
