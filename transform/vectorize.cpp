@@ -7,8 +7,10 @@
 // items one by one as before (tail). A stream is vectorized when every access
 // runs for every in-range item, outside loops; a read stream is never written
 // and is read before any store of the body; a written stream is stored by
-// exactly one whole statement and never read. The launch adapter checks each
-// vectorized pointer's alignment (aligned(p, bytes) preconditions).
+// exactly one whole statement and never read. Every stream stored outside
+// loops must be vectorized: the others would be stored V elements apart by
+// each thread. The launch adapter checks each vectorized pointer's
+// alignment (aligned(p, bytes) preconditions).
 //
 // cache_hint_streaming: reads p[i] of streams become __ldcs(&p[i]) and stores
 // p[i] = v become __stcs(&p[i], v) (evict-first: read once, written once);
@@ -45,16 +47,20 @@ Expected<Plan> analyze(const KernelAst &k) {
   Plan p;
   p.streams = std::move(*sp);
   unsigned widest = 0;
+  std::string scalar; // a stream the fast path would store V elements apart
   for (const Stream &s : p.streams.streams) {
-    if (s.element_bytes == 0 || s.element_bytes > 8 || (s.element_bytes & (s.element_bytes - 1))) continue;
     bool ok =
+        s.element_bytes > 0 && s.element_bytes <= 8 && !(s.element_bytes & (s.element_bytes - 1)) &&
         std::all_of(s.accesses.begin(), s.accesses.end(), [](const StreamAccess &a) { return a.always && !a.in_loop; });
-    if (!ok) continue;
-    if (s.loads()) {
+    if (ok && s.loads())
       ok = std::all_of(s.accesses.begin(), s.accesses.end(),
                        [&](const StreamAccess &a) { return load_precedes_stores(k, p.streams, a); });
-      if (!ok) continue;
-    } else if (!s.stores() || s.accesses.size() != 1) {
+    else if (ok)
+      ok = s.stores() && s.accesses.size() == 1;
+    bool stored_outside_loops =
+        std::any_of(s.accesses.begin(), s.accesses.end(), [](const StreamAccess &a) { return a.store && !a.in_loop; });
+    if (!ok) {
+      if (stored_outside_loops && scalar.empty()) scalar = s.param->getName().str();
       continue;
     }
     std::string n = std::to_string(p.vectors.size());
@@ -63,6 +69,11 @@ Expected<Plan> analyze(const KernelAst &k) {
   }
   if (p.vectors.empty())
     return not_applicable("no stream is read or written at the thread's own element on every item");
+  // A thread's V items would store it one element at a time, V elements
+  // apart, so each store of a warp would write parts of V times as many
+  // sectors (reads of such a stream mostly hit L1 and are left as they are).
+  if (!scalar.empty())
+    return not_applicable("'" + scalar + "' is stored at the thread's own element but cannot be vectorized");
   p.lanes = 16 / widest;
   if (p.lanes < 2) return not_applicable("the streams' elements are 16 bytes wide already");
   return p;
