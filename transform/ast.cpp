@@ -123,6 +123,13 @@ Expected<KernelAst> parse_kernel(const tooling::ParseRequest &request, const std
   return k;
 }
 
+std::string KernelAst::parse_key() const {
+  std::string key = request_.source + '\0' + request_.arch + '\0' + request_.working_dir;
+  for (const std::string &f : request_.flags)
+    key += '\0' + f;
+  return key + '\0' + unit_text_;
+}
+
 Expected<KernelAst> KernelAst::reparsed(const std::string &definition) const {
   std::string text = unit_text_;
   text.replace(begin_, source_.size(), definition);

@@ -41,6 +41,9 @@ public:
   // The unit parsed again as before, with `definition` in place of the
   // kernel's definition (which must define the same kernel).
   Expected<KernelAst> reparsed(const std::string &definition) const;
+  // What the parse read: the unit's path, arch, flags and text (equal keys,
+  // equal parses).
+  std::string parse_key() const;
 
 private:
   friend Expected<KernelAst> parse_kernel(const tooling::ParseRequest &, const std::string &, const std::string &);

@@ -67,14 +67,14 @@ struct ParsedForm {
   std::shared_ptr<KernelAst> ast;
 };
 
-// The thread-per-item form of `k`, parsed once for the last few definitions
-// asked for. Errors: those of items_form and of the parse.
+// The thread-per-item form of `k`, parsed once for the last two units and
+// definitions asked for. Errors: those of items_form and of the parse.
 Expected<std::shared_ptr<ParsedForm>> parsed_form(const KernelAst &k) {
   static std::mutex lock;
   static std::vector<std::pair<std::string, std::shared_ptr<ParsedForm>>> recent;
   auto form = items_form(k);
   if (!form) return form.error();
-  std::string key = k.source() + '\0' + form->source;
+  std::string key = k.parse_key() + '\0' + form->source;
   {
     std::lock_guard<std::mutex> guard(lock);
     for (const auto &[kk, parsed] : recent)
