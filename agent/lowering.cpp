@@ -161,7 +161,7 @@ std::optional<bool> MechanicalLowerer::applies(const Option &option, const Kerne
   bool ok = false;
   if (ast) {
     transform::Input in{(*ast)->source(), ast->get(), current_launches(task, start), {}};
-    ok = static_cast<bool>(transform::space_of(*t, in));
+    ok = static_cast<bool>(transform::offer(*t, in));
   }
   applies_[key] = ok;
   return ok;
@@ -177,12 +177,12 @@ Expected<Lowered> MechanicalLowerer::lower(const LoweringRequest &r) {
     ast = *p;
   }
   transform::Input in{ast ? ast->source() : r.start->source, ast.get(), current_launches(*r.task, *r.start), r.metrics};
-  auto axes = transform::space_of(*t, in);
-  if (!axes) return axes.error();
+  auto offered = transform::offer(*t, in);
+  if (!offered) return offered.error();
   Lowered out;
   std::optional<Error> first;
-  for (const transform::Params &p : search_order(*axes, r.ranked_parameters, r.budget, r.trajectory)) {
-    auto o = transform::apply_to(*t, in, p);
+  for (const transform::Params &p : search_order(offered->axes, r.ranked_parameters, r.budget, r.trajectory)) {
+    auto o = transform::apply_offer(*t, *offered, p);
     auto c = o ? followed_by(*r.start, *o, t->id, r.option.id, p) : Expected<Candidate>(o.error());
     if (!c) {
       if (!first) first = c.error();

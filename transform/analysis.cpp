@@ -35,7 +35,8 @@ bool name_starts(const std::string &n, std::initializer_list<const char *> prefi
   return false;
 }
 
-// An lvalue in memory: not a local scalar and not an element of a local array.
+} // namespace
+
 bool is_memory(const Expr *lhs) {
   const Expr *e = lhs->IgnoreParenImpCasts();
   if (const auto *ref = dyn_cast<DeclRefExpr>(e)) {
@@ -53,6 +54,8 @@ bool is_memory(const Expr *lhs) {
   if (const auto *m = dyn_cast<MemberExpr>(e)) return m->isArrow() || is_memory(m->getBase());
   return false;
 }
+
+namespace {
 
 bool is_atomic(const std::string &n) { return name_starts(n, {"atomic", "__nv_atomic"}); }
 
@@ -331,13 +334,12 @@ std::optional<CountedLoop> counted_loop(const ForStmt *loop) {
   return out;
 }
 
-namespace {
-
-// Whether `e` (through parens and implicit casts) names `var`.
 bool names(const Expr *e, const VarDecl *var) {
   const auto *ref = dyn_cast_or_null<DeclRefExpr>(e ? e->IgnoreParenImpCasts() : nullptr);
   return ref && ref->getDecl() == var;
 }
+
+namespace {
 
 // Classifies one write to `var`; nullopt when it is not an accumulation.
 std::optional<Accumulation> classify(const Stmt *s, const VarDecl *var, const ASTContext &ctx) {

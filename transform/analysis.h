@@ -62,6 +62,11 @@ Effects effects_of(const clang::FunctionDecl *kernel);
 // The same for one statement of a kernel (its atomic_calls: those written in it).
 Effects effects_in(const clang::Stmt *code);
 
+// Whether lvalue `e` is in memory: not a local scalar and not an element of
+// a local (non-__shared__) array.
+bool is_memory(const clang::Expr *e);
+// Whether `e` (through parens and implicit casts) names `var`.
+bool names(const clang::Expr *e, const clang::VarDecl *var);
 // Whether `s` stores to memory (anything but local scalars and local arrays),
 // calls an atomic, or calls a user function that may.
 bool writes_memory(const clang::Stmt *s);

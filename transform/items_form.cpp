@@ -7,6 +7,7 @@
 #include "transform/uniform.h"
 
 #include "clang/AST/Decl.h"
+#include "clang/AST/ExprCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 
@@ -25,11 +26,6 @@ const VarDecl *local_named(const Expr *e) {
   const auto *ref = dyn_cast_or_null<DeclRefExpr>(strip(e));
   const auto *v = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
   return v && v->hasLocalStorage() && !isa<ParmVarDecl>(v) ? v : nullptr;
-}
-
-bool names(const Expr *e, const VarDecl *v) {
-  const auto *ref = dyn_cast_or_null<DeclRefExpr>(strip(e));
-  return ref && ref->getDecl() == v;
 }
 
 // Whether `e` is blockDim.x * gridDim.x (either order), or a local whose
@@ -132,22 +128,19 @@ const VarDecl *local_array(const ArraySubscriptExpr *e) {
   return v && v->hasLocalStorage() && v->getType()->isArrayType() ? v : nullptr;
 }
 
-// What `s` stores to when it is a store to memory (assignment, compound
-// assignment, ++/-- of a subscript, a dereference or an arrow member): the
-// subscript, or another expression when the element is not a subscript's.
-// nullptr when `s` stores to no memory (or to a local array).
+// The lvalue `s` stores to memory through (an assignment, compound
+// assignment, ++/--, an operator=), members of an element stripped to the
+// element; nullptr when `s` is no store to memory (local arrays included).
 const Expr *stored(const Stmt *s) {
   const Expr *target = nullptr;
   if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->isAssignmentOp()) target = b->getLHS();
   if (const auto *u = dyn_cast<UnaryOperator>(s); u && u->isIncrementDecrementOp()) target = u->getSubExpr();
+  if (const auto *op = dyn_cast<CXXOperatorCallExpr>(s); op && op->isAssignmentOp()) target = op->getArg(0);
+  if (!target || !is_memory(target)) return nullptr;
   target = strip(target);
-  while (const auto *m = dyn_cast_or_null<MemberExpr>(target)) {
-    if (m->isArrow()) return m;
+  for (const auto *m = dyn_cast<MemberExpr>(target); m && !m->isArrow(); m = dyn_cast<MemberExpr>(target))
     target = strip(m->getBase());
-  }
-  if (const auto *sub = dyn_cast_or_null<ArraySubscriptExpr>(target)) return local_array(sub) ? nullptr : sub;
-  if (const auto *u = dyn_cast_or_null<UnaryOperator>(target); u && u->getOpcode() == UO_Deref) return target;
-  return nullptr;
+  return target;
 }
 
 // Why the items of `loop` (item variable `v`) are not independent; "" when they are.
@@ -164,17 +157,12 @@ std::string dependence(const Stmt *body, const VarDecl *v) {
       if (const auto *u = dyn_cast<VarDecl>(ref->getDecl()); u && u != v && u->hasLocalStorage() && assigns(body, u))
         assigned.insert(u);
   });
-  auto declared_inside = [&](const VarDecl *u) {
-    bool inside = false;
-    walk(body, [&](const Stmt *x) {
-      if (const auto *d = dyn_cast<DeclStmt>(x))
-        for (const Decl *decl : d->decls())
-          inside = inside || decl == u;
-    });
-    return inside;
-  };
+  std::set<const Decl *> inside; // declared in the loop: each item's own
+  walk(body, [&](const Stmt *x) {
+    if (const auto *d = dyn_cast<DeclStmt>(x)) inside.insert(d->decl_begin(), d->decl_end());
+  });
   for (const VarDecl *u : assigned) {
-    if (declared_inside(u)) continue;
+    if (inside.count(u)) continue;
     if (isa<ParmVarDecl>(u)) return "the grid-stride loop assigns parameter '" + u->getName().str() + "'";
     if (!written_before_read(statements_of(body), u))
       return "'" + u->getName().str() + "' carries a value from one item of the grid-stride loop to the next";
@@ -184,7 +172,7 @@ std::string dependence(const Stmt *body, const VarDecl *v) {
     const auto *b = dyn_cast<BinaryOperator>(x);
     const auto *sub = b && b->isAssignmentOp() ? dyn_cast<ArraySubscriptExpr>(strip(b->getLHS())) : nullptr;
     const VarDecl *a = sub ? local_array(sub) : nullptr;
-    if (why.empty() && a && !declared_inside(a))
+    if (why.empty() && a && !inside.count(a))
       why = "'" + a->getName().str() + "' carries values from one item of the grid-stride loop to the next";
   });
   if (!why.empty()) return why;

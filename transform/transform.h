@@ -11,6 +11,7 @@
 #include "transform/ast.h"
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -55,12 +56,21 @@ struct Transform {
   bool per_item = false;
 };
 
-// `t.space` and `t.apply` for the kernel of `in`, or, when `t` is per_item,
-// refuses it, and the kernel is a grid-stride loop with independent items,
-// for its thread-per-item form: the output's launch mapping is then that
-// form's followed by the transform's. A refusal of both says why each.
-Expected<std::vector<Axis>> space_of(const Transform &t, const Input &in);
-Expected<Output> apply_to(const Transform &t, const Input &in, const Params &p);
+// What transform `t` runs on for the kernel of `in`: the kernel as written,
+// or, when `t` is per_item, refuses it, and the kernel is a grid-stride loop
+// with independent items or indexes a flattened 2-D grid, its
+// thread-per-item form (transform/items_form.h), with `t`'s axes there.
+struct Offer {
+  std::vector<Axis> axes;
+  Input input;                                      // the kernel or its form
+  std::optional<launch::LaunchMapping> form_launch; // the form's launch, when `input` is the form
+  std::shared_ptr<const KernelAst> form_ast;        // keeps the form's parse alive
+};
+// Error: `t`'s refusal; when the form was tried too, why each failed.
+Expected<Offer> offer(const Transform &t, const Input &in);
+// `t.apply` on the offer's input; a form's launch mapping comes first, the
+// transform's after it.
+Expected<Output> apply_offer(const Transform &t, const Offer &o, const Params &p);
 
 // Every transform, in documentation order.
 const std::vector<Transform> &transforms();

@@ -89,38 +89,27 @@ Expected<std::shared_ptr<ParsedForm>> parsed_form(const KernelAst &k) {
   return parsed;
 }
 
-// Whether `t` may run on the thread-per-item form of `in`'s kernel: it is
-// written for that form and refuses the kernel as it is (`own`).
-bool wants_form(const Transform &t, const Input &in, const Expected<std::vector<Axis>> &own) {
-  return !own && t.per_item && in.ast && own.error().code == "not-applicable";
-}
-
-Input form_input(const Input &in, const ParsedForm &form) {
-  return Input{form.ast->source(), form.ast.get(), in.launches, in.metrics};
-}
-
 } // namespace
 
-Expected<std::vector<Axis>> space_of(const Transform &t, const Input &in) {
+Expected<Offer> offer(const Transform &t, const Input &in) {
   auto own = t.space(in);
-  if (!wants_form(t, in, own)) return own;
+  if (own) return Offer{std::move(*own), in, std::nullopt, nullptr};
+  if (!t.per_item || !in.ast || own.error().code != "not-applicable") return own.error();
   auto form = parsed_form(*in.ast);
   if (!form) {
-    if (form.error().code == "no-form") return own;
+    if (form.error().code == "no-form") return own.error();
     return not_applicable(own.error().message + "; its thread-per-item form does not apply: " + form.error().message);
   }
-  auto there = t.space(form_input(in, **form));
-  if (!there) return not_applicable(own.error().message + "; in its thread-per-item form: " + there.error().message);
-  return there;
+  Input there{(*form)->ast->source(), (*form)->ast.get(), in.launches, in.metrics};
+  auto axes = t.space(there);
+  if (!axes) return not_applicable(own.error().message + "; in its thread-per-item form: " + axes.error().message);
+  return Offer{std::move(*axes), there, (*form)->form.launch, (*form)->ast};
 }
 
-Expected<Output> apply_to(const Transform &t, const Input &in, const Params &p) {
-  if (!wants_form(t, in, t.space(in))) return t.apply(in, p);
-  auto form = parsed_form(*in.ast);
-  if (!form || !t.space(form_input(in, **form))) return t.apply(in, p);
-  auto out = t.apply(form_input(in, **form), p);
-  if (!out) return out;
-  auto launch = launch::compose((*form)->form.launch, out->launch.value_or(launch::LaunchMapping{}));
+Expected<Output> apply_offer(const Transform &t, const Offer &o, const Params &p) {
+  auto out = t.apply(o.input, p);
+  if (!out || !o.form_launch) return out;
+  auto launch = launch::compose(*o.form_launch, out->launch.value_or(launch::LaunchMapping{}));
   if (!launch) return launch.error();
   out->launch = *launch;
   return out;

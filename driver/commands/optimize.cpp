@@ -129,13 +129,13 @@ int show_transform(const TransformRequest &r) {
   };
   // The space probes the first setting; explicit parameters may make an
   // otherwise refused transform apply (maxnreg's registers=N without a profile).
-  auto axes = transform::space_of(*t, in);
-  if (!axes && r.params.empty()) return fail(axes.error());
-  std::vector<transform::Axis> shown = axes ? *axes : std::vector<transform::Axis>{};
+  auto offered = transform::offer(*t, in);
+  if (!offered && r.params.empty()) return fail(offered.error());
+  std::vector<transform::Axis> shown = offered ? offered->axes : std::vector<transform::Axis>{};
   transform::Params used = shown.empty() ? transform::Params{} : transform::configurations(shown).front();
   for (const auto &[k, v] : r.params)
     used[k] = v;
-  auto out = transform::apply_to(*t, in, used);
+  auto out = offered ? transform::apply_offer(*t, *offered, used) : t->apply(in, used);
   if (!out) return fail(out.error());
   size_t at = text->find(ast->source());
   std::cout << text->substr(0, at) << out->source << text->substr(at + ast->source().size());

@@ -28,6 +28,13 @@ std::string form_of(const std::string &text, kbcc::launch::LaunchMapping *launch
   return f->source;
 }
 
+// apply_offer of `t`'s offer for `in` with `p`.
+kbcc::Expected<Output> offered(const Transform &t, const Input &in, const Params &p) {
+  auto o = offer(t, in);
+  if (!o) return o.error();
+  return apply_offer(t, *o, p);
+}
+
 // A grid-stride kernel whose body is `body` (the item variable i, bound n).
 std::string kernel(const std::string &body) {
   return "__global__ void k(int n, float a, const float *x, float *y, int *h) {\n" + body + "\n}";
@@ -138,9 +145,11 @@ TEST(GridStride, PerItemTransformsRunOnTheForm) {
   Input in{k.source(), &k, {}, {}};
   const Transform *bs = find_transform("block_size");
   ASSERT_FALSE(bs->space(in)); // as written: builtins outside the idiom
-  auto axes = space_of(*bs, in);
+  auto axes = offer(*bs, in);
   ASSERT_TRUE(axes) << axes.error().message;
-  auto out = apply_to(*bs, in, {{"block", "128"}});
+  EXPECT_TRUE(axes->form_launch); // the offer is the form
+  EXPECT_NE(axes->input.ast, &k);
+  auto out = offered(*bs, in, {{"block", "128"}});
   ASSERT_TRUE(out) << out.error().message;
   ASSERT_TRUE(out->launch);
   EXPECT_EQ(out->launch->grid[0], "ceil_div(ceil_div(n, block.x) * block.x, 128)");
@@ -151,23 +160,29 @@ TEST(GridStride, PerItemTransformsRunOnTheForm) {
   EXPECT_NE(out->source.find("if (i < n) {"), std::string::npos) << out->source;
   EXPECT_EQ(out->source.find("gridDim"), std::string::npos) << out->source;
   // Transforms that keep the launch get the form's mapping.
-  auto hints = apply_to(*find_transform("cache_hint_streaming"), in, {});
+  auto hints = offered(*find_transform("cache_hint_streaming"), in, {});
   ASSERT_TRUE(hints) << hints.error().message;
   ASSERT_TRUE(hints->launch);
   EXPECT_EQ(hints->launch->grid[0], "ceil_div(n, block.x)");
   EXPECT_NE(hints->source.find("__stcs(&y[i], "), std::string::npos) << hints->source;
   // A refusal of the form says so.
-  auto vec = space_of(*find_transform("vectorized_loads"), in);
+  auto vec = offer(*find_transform("vectorized_loads"), in);
   ASSERT_FALSE(vec); // y is written under the continue's condition only
   EXPECT_NE(vec.error().message.find("; in its thread-per-item form: no stream"), std::string::npos)
       << vec.error().message;
   // A grid-stride loop whose items depend on each other says why.
   KernelAst dep = parsed(kernel("float s = 0;\nfor (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += "
                                 "blockDim.x * gridDim.x) { s += x[i]; y[i] = s; }"));
-  auto why = space_of(*bs, Input{dep.source(), &dep, {}, {}});
+  auto why = offer(*bs, Input{dep.source(), &dep, {}, {}});
   ASSERT_FALSE(why);
   EXPECT_NE(why.error().message.find("; its thread-per-item form does not apply: 's' carries"), std::string::npos)
       << why.error().message;
+  // A kernel a transform takes as written is offered as written.
+  KernelAst plain = parsed(kernel("int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = x[i];"));
+  auto as_written = offer(*bs, Input{plain.source(), &plain, {}, {}});
+  ASSERT_TRUE(as_written) << as_written.error().message;
+  EXPECT_FALSE(as_written->form_launch);
+  EXPECT_EQ(as_written->input.ast, &plain);
   // Transforms not written for thread-per-item kernels are not offered it.
   EXPECT_FALSE(find_transform("shuffle_collectives")->per_item);
   EXPECT_FALSE(find_transform("unroll")->per_item);
@@ -177,7 +192,7 @@ TEST(GridStride, C89StyleKernelsReachTheLoopTransforms) {
   KernelAst k = parsed(kWhile);
   Input in{k.source(), &k, {}, {}};
   // The item is j, assigned once at the top; the inner loop's i lives only in it.
-  auto out = apply_to(*find_transform("split_loop_across_warp"), in, {{"lanes", "32"}, {"block", "256"}});
+  auto out = offered(*find_transform("split_loop_across_warp"), in, {{"lanes", "32"}, {"block", "256"}});
   ASSERT_TRUE(out) << out.error().message;
   EXPECT_NE(out->source.find("for (i = (x0) + (decltype(i))__kbcc_lane; i < x1; i += 32)"), std::string::npos)
       << out->source;
@@ -217,7 +232,7 @@ TEST(FlatGrid, TheFlattenedIndexBecomesAOneDimensionalOne) {
   // block_size composes: the blocks of both grid dimensions, re-cut.
   KernelAst k = parsed(flat);
   Input in{k.source(), &k, {}, {}};
-  auto out = apply_to(*find_transform("block_size"), in, {{"block", "512"}});
+  auto out = offered(*find_transform("block_size"), in, {{"block", "512"}});
   ASSERT_TRUE(out) << out.error().message;
   EXPECT_EQ(out->launch->grid[0], "ceil_div(grid.x * grid.y * block.x, 512)");
   const auto &pre = out->launch->preconditions;
