@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <mutex>
+#include <thread>
 
 namespace kbcc::gpu {
 namespace {
@@ -205,13 +207,76 @@ Tolerance tolerance_for(ElementType type, double noise_abs, double ref_max_abs) 
   return t;
 }
 
+namespace {
+
+// Runs f(begin, end) over [0, n) split in parts of at least kPartElements,
+// one thread per part beyond the first (at most the hardware's threads).
+constexpr uint64_t kPartElements = uint64_t(1) << 20;
+
+template <class F> void for_parts(uint64_t n, F f) {
+  uint64_t threads = std::max(1u, std::thread::hardware_concurrency());
+  uint64_t parts = std::clamp<uint64_t>(n / kPartElements, 1, threads);
+  std::vector<std::thread> workers;
+  for (uint64_t k = 1; k < parts; ++k)
+    workers.emplace_back([&f, n, parts, k] { f(n * k / parts, n * (k + 1) / parts); });
+  f(0, n / parts);
+  for (std::thread &w : workers)
+    w.join();
+}
+
+// What compare_buffer finds in one part of a buffer.
+struct PartResult {
+  uint64_t mismatches = 0, nan_mismatches = 0;
+  double max_abs_error = 0, max_rel_error = 0;
+};
+
+// Compares elements [begin, end) of `ref` and `out`, skipping runs of
+// kRunElements elements that are byte-identical.
+PartResult compare_part(std::string_view ref, std::string_view out, const BufferReport &r,
+                        const std::vector<double> *extra, uint64_t begin, uint64_t end) {
+  constexpr uint64_t kRunElements = 1024;
+  const unsigned es = element_size(r.type);
+  PartResult p;
+  for (uint64_t run = begin; run < end; run += kRunElements) {
+    uint64_t stop = std::min(end, run + kRunElements);
+    if (std::memcmp(ref.data() + run * es, out.data() + run * es, (stop - run) * es) == 0) continue;
+    for (uint64_t i = run; i < stop; ++i) {
+      if (std::memcmp(ref.data() + i * es, out.data() + i * es, es) == 0) continue;
+      double x = element_value(r.type, ref.data(), i), y = element_value(r.type, out.data(), i);
+      if (std::isnan(x) != std::isnan(y)) {
+        ++p.nan_mismatches;
+        ++p.mismatches;
+        continue;
+      }
+      if (std::isnan(x)) continue; // both NaN (different payloads)
+      double d = std::fabs(x - y);
+      if (!std::isfinite(d)) d = INFINITY;
+      double rel = x == 0 ? (d == 0 ? 0 : INFINITY) : d / std::fabs(x);
+      p.max_abs_error = std::max(p.max_abs_error, d);
+      p.max_rel_error = std::max(p.max_rel_error, rel);
+      double widen = extra && i < extra->size() ? (*extra)[i] : 0;
+      bool ok = !r.tolerance.bitwise && d <= r.tolerance.abs + r.tolerance.rel * std::fabs(x) + widen;
+      if (!ok) ++p.mismatches;
+    }
+  }
+  return p;
+}
+
+} // namespace
+
 double max_abs_value(ElementType type, std::string_view data) {
   uint64_t n = data.size() / element_size(type);
+  std::mutex lock;
   double m = 0;
-  for (uint64_t i = 0; i < n; ++i) {
-    double v = std::fabs(element_value(type, data.data(), i));
-    if (std::isfinite(v)) m = std::max(m, v);
-  }
+  for_parts(n, [&](uint64_t begin, uint64_t end) {
+    double part = 0;
+    for (uint64_t i = begin; i < end; ++i) {
+      double v = std::fabs(element_value(type, data.data(), i));
+      if (std::isfinite(v)) part = std::max(part, v);
+    }
+    std::lock_guard<std::mutex> hold(lock);
+    m = std::max(m, part);
+  });
   return m;
 }
 
@@ -233,31 +298,24 @@ double max_abs_difference(ElementType type, std::string_view a, std::string_view
 void compare_buffer(std::string_view ref, std::string_view out, BufferReport &r, const std::vector<double> *extra) {
   r.mismatches = r.nan_mismatches = 0;
   r.max_abs_error = r.max_rel_error = 0;
+  r.pass = true;
   if (ref.size() != out.size()) {
     r.mismatches = std::max(ref.size(), out.size());
     r.pass = false;
     return;
   }
+  if (ref == out) return;
   const unsigned es = element_size(r.type);
   uint64_t n = ref.size() / es;
-  for (uint64_t i = 0; i < n; ++i) {
-    if (std::memcmp(ref.data() + i * es, out.data() + i * es, es) == 0) continue;
-    double x = element_value(r.type, ref.data(), i), y = element_value(r.type, out.data(), i);
-    if (std::isnan(x) != std::isnan(y)) {
-      ++r.nan_mismatches;
-      ++r.mismatches;
-      continue;
-    }
-    if (std::isnan(x)) continue; // both NaN (different payloads)
-    double d = std::fabs(x - y);
-    if (!std::isfinite(d)) d = INFINITY;
-    double rel = x == 0 ? (d == 0 ? 0 : INFINITY) : d / std::fabs(x);
-    r.max_abs_error = std::max(r.max_abs_error, d);
-    r.max_rel_error = std::max(r.max_rel_error, rel);
-    double widen = extra && i < extra->size() ? (*extra)[i] : 0;
-    bool ok = !r.tolerance.bitwise && d <= r.tolerance.abs + r.tolerance.rel * std::fabs(x) + widen;
-    if (!ok) ++r.mismatches;
-  }
+  std::mutex lock;
+  for_parts(n, [&](uint64_t begin, uint64_t end) {
+    PartResult p = compare_part(ref, out, r, extra, begin, end);
+    std::lock_guard<std::mutex> hold(lock);
+    r.mismatches += p.mismatches;
+    r.nan_mismatches += p.nan_mismatches;
+    r.max_abs_error = std::max(r.max_abs_error, p.max_abs_error);
+    r.max_rel_error = std::max(r.max_rel_error, p.max_rel_error);
+  });
   // A tail shorter than one element is compared bytewise.
   if (ref.size() % es && std::memcmp(ref.data() + n * es, out.data() + n * es, ref.size() % es) != 0) ++r.mismatches;
   r.pass = r.mismatches == 0;

@@ -40,21 +40,24 @@ json buffer_json(const BufferReport &b) {
 // Per-buffer widening of the tolerance (reassociation), empty when unused.
 using Bounds = std::vector<std::vector<double>>;
 
-// Compares every buffer of `out` with `ref`; `max_error` grows to the
-// largest error seen.
-json compare_all(const Replay &r, const std::vector<std::string> &ref, const std::vector<std::string> &out,
-                 const std::vector<double> &noise, const Bounds &bounds, bool &pass, double &max_error) {
+// Compares every buffer of `out` with `ref` (the reference outputs named
+// `ref_key` in Replay::magnitudes; "" when they are not kept); `max_error`
+// grows to the largest error seen.
+json compare_all(Replay &r, const std::string &ref_key, const std::vector<std::string> &ref,
+                 const std::vector<std::string> &out, const std::vector<double> &noise, const Bounds &bounds,
+                 bool &pass, double &max_error) {
   json list = json::array();
   pass = true;
+  std::vector<double> scale = r.magnitudes(ref_key, ref);
   for (size_t i = 0; i < ref.size(); ++i) {
     BufferReport b;
     b.index = static_cast<unsigned>(i);
     b.name = r.manifest().buffers[i].name;
     b.type = r.type(i);
     b.bytes = ref[i].size();
-    b.written = r.before()[i] != r.after()[i];
+    b.written = r.written(i);
     b.noise_abs = noise[i];
-    b.tolerance = tolerance_for(b.type, noise[i], max_abs_value(b.type, ref[i]));
+    b.tolerance = tolerance_for(b.type, noise[i], scale[i]);
     compare_buffer(ref[i], out[i], b, i < bounds.size() && !bounds[i].empty() ? &bounds[i] : nullptr);
     pass = pass && b.pass;
     max_error = std::max(max_error, finite_or(b.max_abs_error));
@@ -101,9 +104,9 @@ Bounds reassociation_bounds(Replay &r, Module &ref, const std::string &ref_key, 
       magnitudes[i] = absolute_values(r.type(i), std::move(magnitudes[i]));
     return r.run(ref, magnitudes, r.captured_shape(), params);
   });
-  Bounds b(out.size());
-  for (size_t i = 0; i < out.size(); ++i)
-    b[i] = reassociation_bound(r.type(i), out[i], n);
+  Bounds b(out->size());
+  for (size_t i = 0; i < out->size(); ++i)
+    b[i] = reassociation_bound(r.type(i), (*out)[i], n);
   return b;
 }
 
@@ -217,9 +220,9 @@ json check(Replay &r, const json &q) {
     std::string params = r.params();
     if (q.value("calibrate", true)) noise = calibrate(r, ref, ref_key, params, out);
     Bounds bounds = reassociation_bounds(r, ref, ref_key, r.before(), "captured", params, n);
-    auto got = r.run(cand, r.before(), shape, params);
+    const auto &got = r.run_scratch(cand, r.before(), shape, params);
     bool pass = false;
-    out["buffers"] = compare_all(r, r.after(), got, noise, bounds, pass, max_error);
+    out["buffers"] = compare_all(r, "after", r.after(), got, noise, bounds, pass, max_error);
     out["launched"] = true;
     out["replay_pass"] = pass;
     bool fuzz_pass = true, shapes_pass = true;
@@ -233,12 +236,12 @@ json check(Replay &r, const json &q) {
         std::mt19937_64 rng(seed * 1000003 + k);
         return perturb(r, rng, scale);
       });
-      auto want =
-          r.memo("run|" + ref_key + "|" + round + "|" + params, [&] { return r.run(ref, inputs, orig, params); });
-      Bounds fb = reassociation_bounds(r, ref, ref_key, inputs, round, params, n);
-      auto have = r.run(cand, inputs, shape, params);
+      std::string want_key = "run|" + ref_key + "|" + round + "|" + params;
+      auto want = r.memo(want_key, [&] { return r.run(ref, *inputs, orig, params); });
+      Bounds fb = reassociation_bounds(r, ref, ref_key, *inputs, round, params, n);
+      const auto &have = r.run_scratch(cand, *inputs, shape, params);
       bool ok = false;
-      json bufs = compare_all(r, want, have, noise, fb, ok, max_error);
+      json bufs = compare_all(r, r.memoizes() ? want_key : "", *want, have, noise, fb, ok, max_error);
       rounds.push_back({{"launched", true}, {"pass", ok}, {"buffers", bufs}});
       fuzz_pass = fuzz_pass && ok;
     }
@@ -248,11 +251,12 @@ json check(Replay &r, const json &q) {
     for (const json &s : q.value("shapes", json::array())) {
       std::string p2 = r.params(overrides_from(s.value("params", json::object())));
       Shape s2 = shape_from_json(s.value("candidate_shape", json()), shape);
-      auto want = r.memo("run|" + ref_key + "|captured|" + p2, [&] { return r.run(ref, r.before(), orig, p2); });
+      std::string want_key = "run|" + ref_key + "|captured|" + p2;
+      auto want = r.memo(want_key, [&] { return r.run(ref, r.before(), orig, p2); });
       Bounds sb = reassociation_bounds(r, ref, ref_key, r.before(), "captured", p2, n);
-      auto have = r.run(cand, r.before(), s2, p2);
+      const auto &have = r.run_scratch(cand, r.before(), s2, p2);
       bool ok = false;
-      json bufs = compare_all(r, want, have, noise, sb, ok, max_error);
+      json bufs = compare_all(r, r.memoizes() ? want_key : "", *want, have, noise, sb, ok, max_error);
       shapes.push_back({{"params", s.value("params", json::object())}, {"pass", ok}, {"buffers", bufs}});
       shapes_pass = shapes_pass && ok;
     }
@@ -337,7 +341,7 @@ json launch(Replay &r, const json &q) {
   std::string params = r.params();
   unsigned count = q.value("count", 1u);
   for (unsigned i = 0; i < count; ++i)
-    r.run(m, r.before(), shape, params);
+    r.run_scratch(m, r.before(), shape, params);
   return {{"kernel", r.manifest().kernel}, {"launched", count}};
 }
 

@@ -35,6 +35,12 @@ Replay::Replay(const std::string &manifest_path, const std::map<unsigned, std::s
     after_.push_back(std::move(*after));
     types_.push_back(element_type_from_name(b.type));
   }
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < before_.size(); ++i) {
+    bytes += before_[i].size();
+    written_.push_back(before_[i] != after_[i]);
+  }
+  memoizes_ = bytes <= kMemoBytes;
   for (const auto &[param, type] : types)
     for (const auto &p : m_.pointers)
       if (p.param == param && p.param < m_.params.size() && p.offset == m_.params[p.param].offset)
@@ -63,14 +69,20 @@ std::string Replay::params(const std::map<unsigned, int64_t> &overrides) const {
   return bytes;
 }
 
-Replay::Buffers Replay::memo(const std::string &key, const std::function<Buffers()> &make) {
-  uint64_t bytes = 0;
-  for (const std::string &b : before_)
-    bytes += b.size();
-  if (bytes > kMemoBytes) return make();
+Replay::SharedBuffers Replay::memo(const std::string &key, const std::function<Buffers()> &make) {
+  if (!memoizes_) return std::make_shared<const Buffers>(make());
   auto it = memo_.find(key);
-  if (it == memo_.end()) it = memo_.emplace(key, make()).first;
+  if (it == memo_.end()) it = memo_.emplace(key, std::make_shared<const Buffers>(make())).first;
   return it->second;
+}
+
+std::vector<double> Replay::magnitudes(const std::string &key, const Buffers &ref) {
+  if (auto it = magnitudes_.find(key); !key.empty() && it != magnitudes_.end()) return it->second;
+  std::vector<double> m(ref.size());
+  for (size_t i = 0; i < ref.size(); ++i)
+    m[i] = max_abs_value(type(i), ref[i]);
+  if (!key.empty()) magnitudes_[key] = m;
+  return m;
 }
 
 const Replay::Calibration &Replay::calibration(const std::string &key, const std::function<Calibration()> &make) {
@@ -165,21 +177,33 @@ void Replay::launch(Module &m, const Shape &shape, const std::string &params, CU
         "cuLaunchKernel");
 }
 
-std::vector<std::string> Replay::download(const Module &m) {
-  std::vector<std::string> out(m_.buffers.size());
+void Replay::download(const Module &m, std::vector<std::string> &out) {
+  out.resize(m_.buffers.size());
   for (size_t i = 0; i < out.size(); ++i) {
-    out[i].assign(m_.buffers[i].size, '\0');
+    out[i].resize(m_.buffers[i].size);
     check(cuMemcpyDtoH(out[i].data(), m.addr[i], out[i].size()), "cuMemcpyDtoH");
   }
-  return out;
 }
 
 std::vector<std::string> Replay::run(Module &m, const std::vector<std::string> &inputs, const Shape &shape,
                                      const std::string &params) {
+  std::vector<std::string> out;
+  run_into(m, inputs, shape, params, out);
+  return out;
+}
+
+const std::vector<std::string> &Replay::run_scratch(Module &m, const std::vector<std::string> &inputs,
+                                                    const Shape &shape, const std::string &params) {
+  run_into(m, inputs, shape, params, scratch_);
+  return scratch_;
+}
+
+void Replay::run_into(Module &m, const std::vector<std::string> &inputs, const Shape &shape, const std::string &params,
+                      std::vector<std::string> &out) {
   upload(m, inputs);
   launch(m, shape, params);
   check(cuCtxSynchronize(), "kernel execution");
-  return download(m);
+  download(m, out);
 }
 
 } // namespace kbcc::gpu::runtime

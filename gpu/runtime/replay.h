@@ -9,6 +9,7 @@
 #include <cuda.h>
 #include <functional>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -62,17 +63,32 @@ public:
 
   void upload(const Module &m, const std::vector<std::string> &inputs, CUstream stream = nullptr);
   void launch(Module &m, const Shape &shape, const std::string &params, CUstream stream = nullptr);
-  std::vector<std::string> download(const Module &m);
+  // Copies every buffer of `m` into `out`, reusing its strings' memory when
+  // they already have the buffers' sizes.
+  void download(const Module &m, std::vector<std::string> &out);
   // upload + launch + synchronize + download.
   std::vector<std::string> run(Module &m, const std::vector<std::string> &inputs, const Shape &shape,
                                const std::string &params);
+  // run() into buffers the replay keeps, valid until the next call: a
+  // candidate's outputs, compared once, cost no fresh host memory.
+  const std::vector<std::string> &run_scratch(Module &m, const std::vector<std::string> &inputs, const Shape &shape,
+                                              const std::string &params);
 
   // Buffers computed once per replay and reused by later requests (the
   // reference's outputs, perturbed inputs): `make()`'s result under `key`.
   // Nothing is kept for captures above kMemoBytes, so memory stays bounded.
   using Buffers = std::vector<std::string>;
-  Buffers memo(const std::string &key, const std::function<Buffers()> &make);
+  using SharedBuffers = std::shared_ptr<const Buffers>;
+  SharedBuffers memo(const std::string &key, const std::function<Buffers()> &make);
   static constexpr uint64_t kMemoBytes = 256ull << 20;
+  // Whether memo() keeps what it makes (the capture is at most kMemoBytes).
+  bool memoizes() const { return memoizes_; }
+
+  // The largest finite |element| of each buffer of `ref` (the tolerance's
+  // scale), kept under `key` unless it is empty.
+  std::vector<double> magnitudes(const std::string &key, const Buffers &ref);
+  // Whether the captured launch changed buffer i (an output).
+  bool written(size_t i) const { return written_[i]; }
 
   // A reference's run-to-run noise on the captured inputs, per buffer.
   struct Calibration {
@@ -86,13 +102,19 @@ public:
 
 private:
   Module load(const std::string &cubin);
+  void run_into(Module &m, const std::vector<std::string> &inputs, const Shape &shape, const std::string &params,
+                std::vector<std::string> &out);
   BlobStore store_;
   std::string capture_; // the capture's id
-  std::map<std::string, Buffers> memo_;
+  std::map<std::string, SharedBuffers> memo_;
+  std::map<std::string, std::vector<double>> magnitudes_;
+  bool memoizes_ = true;
   std::map<std::string, Calibration> calibrations_;
   Manifest m_;
   std::vector<std::string> before_, after_;
   std::vector<ElementType> types_;
+  std::vector<bool> written_;
+  std::vector<std::string> scratch_; // run_scratch()'s outputs
   std::vector<CUdeviceptr> alloc_;
   std::map<std::string, Module> modules_;
   uint64_t device_bytes_ = 0;

@@ -56,6 +56,30 @@ TEST(Compare, FloatsWithinTypeTolerancePass) {
   EXPECT_EQ(r.mismatches, 1u);
 }
 
+// Buffers of several million elements are compared in parts on several
+// threads; what each part finds is added up.
+TEST(Compare, LargeBuffersCountEveryPart) {
+  std::vector<float> values(5'000'000);
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = static_cast<float>(i % 1000) - 500.0f;
+  values[4'999'998] = 1000.0f;
+  auto ref = bytes_of<float>(values);
+  auto r = report(ElementType::F32, tolerance_for(ElementType::F32, 0, 1000));
+  EXPECT_EQ(max_abs_value(ElementType::F32, ref), 1000.0);
+  compare_buffer(ref, ref, r);
+  EXPECT_TRUE(r.pass);
+  EXPECT_EQ(r.max_abs_error, 0);
+  values[3] += 2.0f;           // a mismatch in the first part
+  values[2'600'000] = NAN;     // one in a middle part
+  values[4'999'999] += 1e-6f;  // within tolerance, in the last part
+  values[4'999'998] = 1003.0f; // the largest error, in the last part
+  compare_buffer(ref, bytes_of<float>(values), r);
+  EXPECT_FALSE(r.pass);
+  EXPECT_EQ(r.mismatches, 3u);
+  EXPECT_EQ(r.nan_mismatches, 1u);
+  EXPECT_EQ(r.max_abs_error, 3.0);
+}
+
 TEST(Compare, NanOnlyMatchesNan) {
   auto ref = bytes_of<float>({NAN, 1.0f});
   auto same = bytes_of<float>({NAN, 1.0f});
