@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 namespace kbcc::gpu {
@@ -210,15 +211,23 @@ Tolerance tolerance_for(ElementType type, double noise_abs, double ref_max_abs) 
 namespace {
 
 // Runs f(begin, end) over [0, n) split in parts of at least kPartElements,
-// one thread per part beyond the first (at most the hardware's threads).
+// one thread per part beyond the first (at most the hardware's threads); a
+// part whose thread cannot start runs on the caller's.
 constexpr uint64_t kPartElements = uint64_t(1) << 20;
 
 template <class F> void for_parts(uint64_t n, F f) {
   uint64_t threads = std::max(1u, std::thread::hardware_concurrency());
   uint64_t parts = std::clamp<uint64_t>(n / kPartElements, 1, threads);
   std::vector<std::thread> workers;
-  for (uint64_t k = 1; k < parts; ++k)
-    workers.emplace_back([&f, n, parts, k] { f(n * k / parts, n * (k + 1) / parts); });
+  workers.reserve(parts);
+  for (uint64_t k = 1; k < parts; ++k) {
+    auto part = [&f, n, parts, k] { f(n * k / parts, n * (k + 1) / parts); };
+    try {
+      workers.emplace_back(part);
+    } catch (const std::system_error &) {
+      part();
+    }
+  }
   f(0, n / parts);
   for (std::thread &w : workers)
     w.join();
