@@ -63,9 +63,6 @@ public:
 
   void upload(const Module &m, const std::vector<std::string> &inputs, CUstream stream = nullptr);
   void launch(Module &m, const Shape &shape, const std::string &params, CUstream stream = nullptr);
-  // Copies every buffer of `m` into `out`, reusing its strings' memory when
-  // they already have the buffers' sizes.
-  void download(const Module &m, std::vector<std::string> &out);
   // upload + launch + synchronize + download.
   std::vector<std::string> run(Module &m, const std::vector<std::string> &inputs, const Shape &shape,
                                const std::string &params);
@@ -102,6 +99,9 @@ public:
 
 private:
   Module load(const std::string &cubin);
+  // Copies every buffer of `m` into `out`, reusing its strings' memory when
+  // they already have the buffers' sizes.
+  void download(const Module &m, std::vector<std::string> &out);
   void run_into(Module &m, const std::vector<std::string> &inputs, const Shape &shape, const std::string &params,
                 std::vector<std::string> &out);
   BlobStore store_;
