@@ -26,7 +26,7 @@ inline constexpr int kKbFormatVersion = 1;
 
 // Mechanical (no-LLM) lowerings implemented by agent/; an optimization names
 // one in its "mechanical" field (docs/kb-format.md lists them).
-inline constexpr std::array<const char *, 16> kMechanicalLowerings = {"launch_bounds",
+inline constexpr std::array<const char *, 17> kMechanicalLowerings = {"launch_bounds",
                                                                       "maxnreg",
                                                                       "unroll",
                                                                       "restrict_ldg",
@@ -36,6 +36,7 @@ inline constexpr std::array<const char *, 16> kMechanicalLowerings = {"launch_bo
                                                                       "split_loop_across_warp",
                                                                       "smem_privatized_atomics",
                                                                       "smem_transpose_staging",
+                                                                      "interchange_thread_axes",
                                                                       "smem_tiling",
                                                                       "register_blocking",
                                                                       "vectorized_loads",

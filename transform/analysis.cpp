@@ -608,6 +608,32 @@ const ParmVarDecl *root_parameter(const Expr *base) {
   return nullptr;
 }
 
+void signed_terms(const Expr *e, bool negated, std::vector<const Expr *> &positive,
+                  std::vector<const Expr *> &negative) {
+  e = e->IgnoreParenCasts();
+  if (const auto *b = dyn_cast<BinaryOperator>(e); b && (b->getOpcode() == BO_Add || b->getOpcode() == BO_Sub)) {
+    signed_terms(b->getLHS(), negated, positive, negative);
+    signed_terms(b->getRHS(), negated != (b->getOpcode() == BO_Sub), positive, negative);
+    return;
+  }
+  (negated ? negative : positive).push_back(e);
+}
+
+bool unit_stride(const Expr *e, const VarDecl *var) {
+  std::vector<const Expr *> pos, neg;
+  signed_terms(e, false, pos, neg);
+  int plain = 0;
+  for (const Expr *t : neg)
+    if (refers_to(t, var)) return false;
+  for (const Expr *t : pos) {
+    if (names(t, var))
+      ++plain;
+    else if (refers_to(t, var))
+      return false;
+  }
+  return plain == 1;
+}
+
 bool same_expr(const Expr *a, const Expr *b, const ASTContext &ctx) {
   llvm::FoldingSetNodeID x, y;
   a->IgnoreParenImpCasts()->Profile(x, ctx, /*Canonical=*/true);

@@ -153,6 +153,15 @@ std::set<std::string> integer_params(const clang::Expr *e);
 // pointers initialised from parameters); nullptr when unknown.
 const clang::ParmVarDecl *root_parameter(const clang::Expr *base);
 
+// The additive terms of `e` (through parentheses and casts): `a + b - c`
+// gives a, b as `positive` and c as `negative` (`negated` flips them).
+void signed_terms(const clang::Expr *e, bool negated, std::vector<const clang::Expr *> &positive,
+                  std::vector<const clang::Expr *> &negative);
+
+// Whether `var` is one plain, positive additive term of `e` and no other
+// term reads it: consecutive values of `var` address consecutive elements.
+bool unit_stride(const clang::Expr *e, const clang::VarDecl *var);
+
 // Structural equality of two expressions (same operators, same variables, same literals).
 bool same_expr(const clang::Expr *a, const clang::Expr *b, const clang::ASTContext &ctx);
 

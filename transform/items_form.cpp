@@ -28,36 +28,37 @@ const VarDecl *local_named(const Expr *e) {
   return v && v->hasLocalStorage() && !isa<ParmVarDecl>(v) ? v : nullptr;
 }
 
-// Whether `e` is blockDim.x * gridDim.x (either order), or a local whose
-// value is.
-bool is_stride(const Expr *e) {
-  if (const VarDecl *v = local_named(e)) return value_of(v) && is_stride(value_of(v));
+// Whether `e` is blockDim.d * gridDim.d (either order) for dimension `dim`,
+// or a local whose value is.
+bool is_stride(const Expr *e, int dim) {
+  if (const VarDecl *v = local_named(e)) return value_of(v) && is_stride(value_of(v), dim);
   const auto *b = dyn_cast_or_null<BinaryOperator>(strip(e));
   if (!b || b->getOpcode() != BO_Mul) return false;
   auto l = as_builtin(b->getLHS()), r = as_builtin(b->getRHS());
-  if (!l || !r || l->dim != 0 || r->dim != 0) return false;
+  if (!l || !r || l->dim != dim || r->dim != dim) return false;
   return (l->var == Builtin::BlockDim && r->var == Builtin::GridDim) ||
          (l->var == Builtin::GridDim && r->var == Builtin::BlockDim);
 }
 
-// Whether `e` is the global index in x, or a local whose value is.
-bool is_start(const Expr *e) {
-  if (const VarDecl *v = local_named(e)) return value_of(v) && is_start(value_of(v));
+// Whether `e` is the global index of dimension `dim`, or a local whose value is.
+bool is_start(const Expr *e, int dim) {
+  if (const VarDecl *v = local_named(e)) return value_of(v) && is_start(value_of(v), dim);
   auto g = as_global_index(strip(e));
-  return g && g->dim == 0;
+  return g && g->dim == dim;
 }
 
-// Whether `e` is `v += stride` or `v = v + stride` (either order).
-bool is_step(const Expr *e, const VarDecl *v) {
+// Whether `e` is `v += stride` or `v = v + stride` (either order), the
+// stride of dimension `dim`.
+bool is_step(const Expr *e, const VarDecl *v, int dim) {
   e = e ? e->IgnoreParens() : nullptr;
   if (const auto *c = dyn_cast_or_null<CompoundAssignOperator>(e))
-    return c->getOpcode() == BO_AddAssign && names(c->getLHS(), v) && is_stride(c->getRHS());
+    return c->getOpcode() == BO_AddAssign && names(c->getLHS(), v) && is_stride(c->getRHS(), dim);
   const auto *b = dyn_cast_or_null<BinaryOperator>(e);
   if (!b || b->getOpcode() != BO_Assign || !names(b->getLHS(), v)) return false;
   const auto *sum = dyn_cast<BinaryOperator>(strip(b->getRHS()));
   return sum && sum->getOpcode() == BO_Add &&
-         ((names(sum->getLHS(), v) && is_stride(sum->getRHS())) ||
-          (names(sum->getRHS(), v) && is_stride(sum->getLHS())));
+         ((names(sum->getLHS(), v) && is_stride(sum->getRHS(), dim)) ||
+          (names(sum->getRHS(), v) && is_stride(sum->getLHS(), dim)));
 }
 
 // Calls `fn` on every break/continue/return/goto under `s` that leaves the
@@ -143,8 +144,13 @@ const Expr *stored(const Stmt *s) {
   return target;
 }
 
-// Why the items of `loop` (item variable `v`) are not independent; "" when they are.
-std::string dependence(const Stmt *body, const VarDecl *v) {
+// Whether `index` names a different element for each item of a loop over
+// `items` (one variable or two).
+using Distinct = std::function<bool(const Expr *index)>;
+
+// Why the items of the loop whose body is `body` (item variables `items`)
+// are not independent; "" when they are.
+std::string dependence(const Stmt *body, const std::set<const VarDecl *> &items, const Distinct &distinct) {
   std::string why;
   exits(body, false, false, [&](const Stmt *x) {
     if (why.empty() && !isa<ContinueStmt>(x)) why = "a break, goto or return leaves the grid-stride loop";
@@ -154,7 +160,8 @@ std::string dependence(const Stmt *body, const VarDecl *v) {
   std::set<const VarDecl *> assigned;
   walk(body, [&](const Stmt *x) {
     if (const auto *ref = dyn_cast<DeclRefExpr>(x))
-      if (const auto *u = dyn_cast<VarDecl>(ref->getDecl()); u && u != v && u->hasLocalStorage() && assigns(body, u))
+      if (const auto *u = dyn_cast<VarDecl>(ref->getDecl());
+          u && !items.count(u) && u->hasLocalStorage() && assigns(body, u))
         assigned.insert(u);
   });
   std::set<const Decl *> inside; // declared in the loop: each item's own
@@ -176,20 +183,20 @@ std::string dependence(const Stmt *body, const VarDecl *v) {
       why = "'" + a->getName().str() + "' carries values from one item of the grid-stride loop to the next";
   });
   if (!why.empty()) return why;
-  // Arrays stored to: one injective index each.
+  // Arrays stored to: one index each, distinct between items.
   std::map<const ParmVarDecl *, const Expr *> index;
   walk(body, [&](const Stmt *x) {
     const Expr *target = why.empty() ? stored(x) : nullptr;
     if (!target) return;
     const auto *sub = dyn_cast<ArraySubscriptExpr>(target);
     const ParmVarDecl *root = sub ? root_parameter(sub->getBase()) : nullptr;
-    if (!root || !injective_in(sub->getIdx(), v))
+    if (!root || !distinct(sub->getIdx()))
       why = "a store of the grid-stride loop is not at an index that differs between items";
     else
       index.emplace(root, sub->getIdx());
   });
   if (!why.empty()) return why;
-  const ASTContext &ctx = v->getASTContext();
+  const ASTContext &ctx = (*items.begin())->getASTContext();
   walk(body, [&](const Stmt *x) {
     if (!why.empty()) return;
     if (const auto *u = dyn_cast<UnaryOperator>(x); u && u->getOpcode() == UO_Deref)
@@ -208,26 +215,65 @@ std::string dependence(const Stmt *body, const VarDecl *v) {
   return why;
 }
 
+// Whether `a` <= `b` is known: the same expression, or integer constants.
+bool known_at_most(const Expr *a, const Expr *b, const ASTContext &ctx) {
+  if (same_expr(a, b, ctx)) return true;
+  auto x = a->IgnoreParenImpCasts()->getIntegerConstantExpr(ctx);
+  auto y = b->IgnoreParenImpCasts()->getIntegerConstantExpr(ctx);
+  return x && y && x->getExtValue() <= y->getExtValue();
+}
+
+// Whether `index` is `major * S + minor + C` (terms in any order, S either
+// side of the product), S and C reading neither variable, and the bound of
+// `minor` (0 <= minor < minor_bound) at most S: row-major positions of a
+// grid of items, distinct for distinct (major, minor).
+bool row_major_in(const Expr *index, const VarDecl *major, const VarDecl *minor, const Expr *minor_bound) {
+  std::vector<const Expr *> pos, neg;
+  signed_terms(index, false, pos, neg);
+  for (const Expr *t : neg)
+    if (refers_to(t, major) || refers_to(t, minor)) return false;
+  const Expr *scale = nullptr;
+  int minors = 0;
+  for (const Expr *t : pos) {
+    if (names(t, minor)) {
+      ++minors;
+      continue;
+    }
+    bool reads_major = refers_to(t, major);
+    if (refers_to(t, minor) || (reads_major && scale)) return false;
+    if (!reads_major) continue;
+    const auto *m = dyn_cast<BinaryOperator>(t);
+    if (!m || m->getOpcode() != BO_Mul) return false;
+    scale = names(strip(m->getLHS()), major) ? m->getRHS() : names(strip(m->getRHS()), major) ? m->getLHS() : nullptr;
+    if (!scale || refers_to(scale, major) || refers_to(scale, minor)) return false;
+  }
+  return minors == 1 && scale && known_at_most(minor_bound, scale, major->getASTContext());
+}
+
 struct Loop {
   const Stmt *loop = nullptr;
   const VarDecl *item = nullptr;
   const Expr *bound = nullptr;
   const Stmt *body = nullptr;
-  const Stmt *step = nullptr;  // for: the increment; while: the body's last statement
-  const Expr *start = nullptr; // the item variable's first value
+  const Stmt *step = nullptr;    // for: the increment; while: the body's last statement
+  const Expr *start = nullptr;   // the item variable's first value
+  const Stmt *restart = nullptr; // while: the assignment of the start before the loop, if any
+  int dim = 0;                   // the dimension it strides over
 };
 
-// The body's last statement as a grid-stride loop, or nullopt.
-std::optional<Loop> find_loop(const CompoundStmt *body) {
-  const Stmt *last = nullptr;
-  for (const Stmt *s : body->body())
-    if (!isa<NullStmt>(s)) last = s;
+// `last` as a grid-stride loop over dimension `dim`, or nullopt. `before`
+// holds the statements preceding it in its block; a while loop's start is
+// the item variable's initializer or one assignment among them (only the
+// assignment when `restarted`: the loop is nested, its start set for each
+// pass of the enclosing loop).
+std::optional<Loop> loop_at(const Stmt *last, const std::vector<const Stmt *> &before, int dim, bool restarted) {
   Loop l;
   l.loop = last;
+  l.dim = dim;
   if (const auto *f = dyn_cast_or_null<ForStmt>(last)) {
     const auto *b = dyn_cast_or_null<BinaryOperator>(f->getCond() ? f->getCond()->IgnoreParenImpCasts() : nullptr);
     l.item = b ? local_named(b->getLHS()) : nullptr;
-    if (!l.item || !is_step(f->getInc(), l.item)) return std::nullopt;
+    if (!l.item || !is_step(f->getInc(), l.item, dim)) return std::nullopt;
     const Stmt *init = f->getInit();
     const Expr *start = nullptr;
     if (const auto *d = dyn_cast_or_null<DeclStmt>(init); d && d->isSingleDecl() && d->getSingleDecl() == l.item)
@@ -235,7 +281,7 @@ std::optional<Loop> find_loop(const CompoundStmt *body) {
     if (const auto *a = dyn_cast_or_null<BinaryOperator>(init);
         a && a->getOpcode() == BO_Assign && names(a->getLHS(), l.item))
       start = a->getRHS();
-    if (!start || !is_start(start)) return std::nullopt;
+    if (!start || !is_start(start, dim)) return std::nullopt;
     l.start = start;
     l.bound = less_than_bound(f->getCond(), l.item);
     l.body = f->getBody();
@@ -244,18 +290,18 @@ std::optional<Loop> find_loop(const CompoundStmt *body) {
     const auto *b = dyn_cast_or_null<BinaryOperator>(w->getCond()->IgnoreParenImpCasts());
     l.item = b ? local_named(b->getLHS()) : nullptr;
     const auto *c = dyn_cast<CompoundStmt>(w->getBody());
-    if (!l.item || !c || c->body_empty() || !is_step(dyn_cast<Expr>(c->body_back()), l.item)) return std::nullopt;
-    // Its value before the loop: an initializer, or one top-level assignment.
-    const Expr *start = l.item->getInit();
-    for (const Stmt *s : body->body()) {
-      if (s == last) break;
+    if (!l.item || !c || c->body_empty() || !is_step(dyn_cast<Expr>(c->body_back()), l.item, dim)) return std::nullopt;
+    const Expr *start = restarted ? nullptr : l.item->getInit();
+    for (const Stmt *s : before) {
       const auto *a = dyn_cast<BinaryOperator>(s);
-      if (a && a->getOpcode() == BO_Assign && names(a->getLHS(), l.item) && !start)
+      if (a && a->getOpcode() == BO_Assign && names(a->getLHS(), l.item) && !start) {
         start = a->getRHS();
-      else if (assigns(s, l.item))
+        l.restart = s;
+      } else if (assigns(s, l.item)) {
         return std::nullopt;
+      }
     }
-    if (!start || !is_start(start)) return std::nullopt;
+    if (!start || !is_start(start, dim)) return std::nullopt;
     l.start = start;
     l.bound = less_than_bound(w->getCond(), l.item);
     l.body = c;
@@ -264,6 +310,55 @@ std::optional<Loop> find_loop(const CompoundStmt *body) {
     return std::nullopt;
   }
   return l.bound ? std::optional<Loop>(l) : std::nullopt;
+}
+
+// The statements of `s`, null statements and `skip` left out.
+std::vector<const Stmt *> statements_but(const Stmt *s, const Stmt *skip) {
+  std::vector<const Stmt *> out;
+  for (const Stmt *x : statements_of(s))
+    if (x != skip && !isa<NullStmt>(x)) out.push_back(x);
+  return out;
+}
+
+// The body's last statement as a grid-stride loop over x, or nullopt.
+std::optional<Loop> find_loop(const CompoundStmt *body) {
+  auto list = statements_but(body, nullptr);
+  if (list.empty()) return std::nullopt;
+  const Stmt *last = list.back();
+  list.pop_back();
+  return loop_at(last, list, 0, false);
+}
+
+// Two grid-stride loops, one over x and one over y, the inner one all the
+// outer's body but its start.
+struct Nest {
+  Loop outer, inner;
+};
+
+// The body's last statement as a nest of grid-stride loops, or nullopt.
+std::optional<Nest> find_nest(const CompoundStmt *body) {
+  auto list = statements_but(body, nullptr);
+  if (list.empty()) return std::nullopt;
+  const Stmt *last = list.back();
+  list.pop_back();
+  for (int dim : {0, 1}) {
+    auto outer = loop_at(last, list, dim, false);
+    if (!outer) continue;
+    auto in = statements_but(outer->body, isa<WhileStmt>(outer->loop) ? outer->step : nullptr);
+    if (in.empty()) continue;
+    const Stmt *loop = in.back();
+    in.pop_back();
+    auto inner = loop_at(loop, in, 1 - dim, true);
+    if (inner && in.size() == (inner->restart ? 1u : 0u)) return Nest{*outer, *inner};
+  }
+  return std::nullopt;
+}
+
+// Whether the body of `l` assigns `v` other than by the loop's step.
+bool assigned_in_items(const Loop &l, const VarDecl *v) {
+  for (const Stmt *s : statements_but(l.body, isa<WhileStmt>(l.loop) ? l.step : nullptr))
+    if (assigns(s, v)) return true;
+  return false;
 }
 
 // The top-level declaration of `u` alone, initialised with the global index.
@@ -382,42 +477,195 @@ Expected<ItemsForm> flat_grid_form(const KernelAst &k, const CompoundStmt *body)
   return out;
 }
 
+// Why a statement of `body` before `loop` keeps the form from applying: it
+// stores to memory (each item would do it again); "" when none does.
+std::string stores_before(const CompoundStmt *body, const Stmt *loop) {
+  for (const Stmt *s : body->body()) {
+    if (s == loop) break;
+    if (writes_memory(s)) return "a statement before the grid-stride loop stores to memory";
+  }
+  return "";
+}
+
+// Why a for loop's variable `v` cannot move to the kernel body's scope (a
+// parameter or a declaration there has its name); "" when it can.
+std::string clash(const KernelAst &k, const CompoundStmt *body, const VarDecl *v) {
+  for (const ParmVarDecl *p : k.kernel()->parameters())
+    if (p->getName() == v->getName()) return "the loop variable's name is a parameter's";
+  for (const Stmt *s : body->body())
+    if (const auto *d = dyn_cast<DeclStmt>(s))
+      for (const Decl *decl : d->decls())
+        if (const auto *nd = dyn_cast<NamedDecl>(decl); nd && nd != v && nd->getName() == v->getName())
+          return "the loop variable's name is declared again in the kernel's body";
+  return "";
+}
+
+// The for loop `l`'s initialization as a statement of the form, `T i =
+// start; `. A local `index` holding the global index and read only there is
+// replaced by its value, and `e` removes its declaration.
+Expected<std::string> init_text(const KernelAst &k, const CompoundStmt *body, const Loop &l, Edits &e) {
+  const auto *f = cast<ForStmt>(l.loop);
+  if (!f->getInit()) return std::string();
+  const std::string &src = k.source();
+  size_t ib = 0, ix = 0;
+  if (!k.span(f->getInit()->getSourceRange(), ib, ix))
+    return not_applicable("the grid-stride loop is written in a macro");
+  std::string text = src.substr(ib, ix - ib);
+  const VarDecl *u = local_named(l.start);
+  const auto *decl = u ? index_declaration(body, u) : nullptr;
+  size_t sb = 0, sx = 0, ub = 0, ux = 0;
+  if (decl && references(body, u) == 1 && k.span(l.start->getSourceRange(), sb, sx) &&
+      k.span(u->getInit()->getSourceRange(), ub, ux) && sb >= ib && sx <= ix) {
+    text.replace(sb - ib, sx - sb, src.substr(ub, ux - ub));
+    e.replace(statement_begin(k, decl), statement_end(k, decl), "");
+  }
+  if (text.empty() || text.back() != ';') text += ';';
+  return text + ' ';
+}
+
+// The text of `l`'s condition, whole macro invocations in it included (`i <
+// N` with N a macro). Error when it is written in a macro.
+Expected<std::string> condition_text(const KernelAst &k, const Loop &l) {
+  const Expr *cond = isa<ForStmt>(l.loop) ? cast<ForStmt>(l.loop)->getCond() : cast<WhileStmt>(l.loop)->getCond();
+  CharSourceRange r = Lexer::makeFileCharRange(CharSourceRange::getTokenRange(cond->getSourceRange()), k.sources(),
+                                               k.context().getLangOpts());
+  size_t cb = r.isValid() ? k.offset(r.getBegin()) : std::string::npos;
+  size_t cx = r.isValid() ? k.offset(r.getEnd()) : std::string::npos;
+  if (cb == std::string::npos || cx == std::string::npos || cx < cb)
+    return not_applicable("the grid-stride loop is written in a macro");
+  return k.source().substr(cb, cx - cb);
+}
+
+// Edits removing the declaration of a local holding `l`'s stride that
+// nothing but the step reads.
+void drop_stride_locals(const KernelAst &k, const CompoundStmt *body, const Loop &l, Edits &e) {
+  const Stmt *inc = isa<ForStmt>(l.loop) ? cast<ForStmt>(l.loop)->getInc() : l.step;
+  walk(inc, [&](const Stmt *x) {
+    const auto *ref = dyn_cast<DeclRefExpr>(x);
+    const VarDecl *s = ref ? local_named(ref) : nullptr;
+    if (!s || s == l.item || references(body, s) != 1) return;
+    for (const Stmt *st : body->body())
+      if (const auto *d = dyn_cast<DeclStmt>(st); d && d->isSingleDecl() && d->getSingleDecl() == s) {
+        size_t db = statement_begin(k, d), dx = statement_end(k, d);
+        if (db != std::string::npos && dx != std::string::npos) e.replace(db, dx, "");
+      }
+  });
+}
+
+// The positions of a loop's statement, of its body's start and of its
+// body's end; error when a macro hides one.
+struct Spans {
+  size_t loop = 0, body = 0, end = 0;
+};
+Expected<Spans> spans_of(const KernelAst &k, const Loop &l) {
+  Spans s{statement_begin(k, l.loop), k.offset(l.body->getBeginLoc()), statement_end(k, l.body)};
+  if (s.loop == std::string::npos || s.body == std::string::npos || s.end == std::string::npos)
+    return not_applicable("the grid-stride loop is written in a macro");
+  return s;
+}
+
+// The form of two nested grid-stride loops: both headers go, and
+//   <outer start> <inner start> if ((outer cond) && (inner cond)) BODY
+// runs each item (i, j) on its own thread of a 2-D grid covering the bounds.
+Expected<ItemsForm> nest_form(const KernelAst &k, const CompoundStmt *body, const Nest &n) {
+  const Loop &o = n.outer, &in = n.inner;
+  if (assigned_in_items(o, o.item) || assigned_in_items(in, in.item) || assigned_in_items(in, o.item))
+    return not_applicable("the grid-stride loops assign their item variables");
+  Effects fx = effects_in(o.body);
+  if (fx.barrier || fx.warp_ops)
+    return not_applicable("the grid-stride loop synchronizes threads or uses warp-level operations");
+  std::string why;
+  exits(in.body, false, false, [&](const Stmt *x) {
+    if (!isa<ContinueStmt>(x))
+      why = "a break, goto or return leaves the grid-stride loop";
+    else if (isa<WhileStmt>(in.loop))
+      why = "a continue skips the grid-stride loop's increment";
+  });
+  const Loop &lx = o.dim == 0 ? o : in, &ly = o.dim == 0 ? in : o;
+  auto distinct = [&](const Expr *index) {
+    return row_major_in(index, lx.item, ly.item, ly.bound) || row_major_in(index, ly.item, lx.item, lx.bound);
+  };
+  if (why.empty()) why = dependence(o.body, {o.item, in.item}, distinct);
+  if (why.empty()) why = stores_before(body, o.loop);
+  for (const Loop *l : {&o, &in})
+    if (why.empty() && isa<ForStmt>(l->loop) && cast<ForStmt>(l->loop)->getInit()) why = clash(k, body, l->item);
+  if (why.empty() && o.item->getName() == in.item->getName()) why = "the two loop variables have the same name";
+  if (!why.empty()) return not_applicable(why);
+  auto nx = as_mapping_expr(lx.bound), ny = as_mapping_expr(ly.bound);
+  if (!nx || !ny) return not_applicable("a grid-stride loop's bound is not an expression of integer parameters");
+  auto so = spans_of(k, o), si = spans_of(k, in);
+  if (!so) return so.error();
+  if (!si) return si.error();
+  auto co = condition_text(k, o), ci = condition_text(k, in);
+  if (!co) return co.error();
+  if (!ci) return ci.error();
+  Edits e;
+  // The inner loop's start, set once before the guard.
+  std::string start;
+  if (isa<ForStmt>(in.loop)) {
+    auto t = init_text(k, body, in, e);
+    if (!t) return t.error();
+    start = *t;
+  } else {
+    size_t rb = statement_begin(k, in.restart), rx = statement_end(k, in.restart);
+    if (rb == std::string::npos || rx == std::string::npos)
+      return not_applicable("the grid-stride loop is written in a macro");
+    bool set_before = false; // the variable's value when the outer loop starts
+    for (const Stmt *s : body->body())
+      if (s != o.loop && assigns(s, in.item)) set_before = true;
+    if (set_before || !in.item->getInit() || !is_start(in.item->getInit(), in.dim))
+      start = k.source().substr(rb, rx - rb) + " ";
+    e.replace(rb, rx, "");
+    e.replace(statement_begin(k, in.step), statement_end(k, in.step), "");
+  }
+  std::string guard = "if ((" + *co + ") && (" + *ci + ")) ";
+  if (isa<ForStmt>(o.loop)) {
+    auto t = init_text(k, body, o, e);
+    if (!t) return t.error();
+    bool braced = isa<CompoundStmt>(o.body);
+    e.replace(so->loop, so->body, *t + start + guard + (braced ? "" : "{ "));
+    if (!braced) e.insert(so->end, " }");
+  } else {
+    if (k.source().compare(so->loop, 5, "while") != 0)
+      return not_applicable("the grid-stride loop is written in a macro");
+    e.replace(so->loop, so->body, start + guard);
+    e.replace(statement_begin(k, o.step), statement_end(k, o.step), "");
+  }
+  e.replace(si->loop, si->body, "");
+  if (Status ok = continues_return(k, in.body, e); !ok) return ok.error();
+  drop_stride_locals(k, body, o, e);
+  drop_stride_locals(k, body, in, e);
+  auto text = e.apply(k.source());
+  if (!text) return text.error();
+  ItemsForm out;
+  out.source = *text;
+  out.launch.grid = {"ceil_div(" + *nx + ", block.x)", "ceil_div(" + *ny + ", block.y)", "1"};
+  out.launch.preconditions = {"grid.z == 1", "block.z == 1"};
+  return out;
+}
+
 } // namespace
 
 Expected<ItemsForm> items_form(const KernelAst &k) {
   const auto *body = dyn_cast_or_null<CompoundStmt>(k.kernel()->getBody());
   if (!body) return make_error("the kernel has no body", "no-form");
+  if (auto nest = find_nest(body)) return nest_form(k, body, *nest);
   auto loop = find_loop(body);
   if (!loop) return flat_grid_form(k, body);
   const VarDecl *v = loop->item;
   const auto *f = dyn_cast<ForStmt>(loop->loop);
-  // The item variable: assigned by the step only.
-  bool assigned = f && assigns(f->getBody(), v);
-  if (!f)
-    for (const Stmt *s : statements_of(loop->body))
-      assigned = assigned || (s != loop->step && assigns(s, v));
-  if (assigned) return not_applicable("the grid-stride loop assigns its item variable");
+  if (assigned_in_items(*loop, v)) return not_applicable("the grid-stride loop assigns its item variable");
   Effects fx = effects_in(loop->body);
   if (fx.barrier || fx.warp_ops) // every thread ran as many passes: one item each may diverge
     return not_applicable("the grid-stride loop synchronizes threads or uses warp-level operations");
-  if (std::string why = dependence(loop->body, v); !why.empty()) return not_applicable(why);
+  auto distinct = [&](const Expr *index) { return injective_in(index, v); };
+  if (std::string why = dependence(loop->body, {v}, distinct); !why.empty()) return not_applicable(why);
   auto n = as_mapping_expr(loop->bound);
   if (!n) return not_applicable("the grid-stride loop's bound is not an expression of integer parameters");
-  for (const Stmt *s : body->body()) {
-    if (s == loop->loop) break;
-    if (writes_memory(s)) return not_applicable("a statement before the grid-stride loop stores to memory");
-  }
+  if (std::string why = stores_before(body, loop->loop); !why.empty()) return not_applicable(why);
   // A for loop's variable moves to the body's scope: no name may clash there.
-  const auto *init = f ? dyn_cast_or_null<DeclStmt>(f->getInit()) : nullptr;
-  if (init) {
-    for (const ParmVarDecl *p : k.kernel()->parameters())
-      if (p->getName() == v->getName()) return not_applicable("the loop variable's name is a parameter's");
-    for (const Stmt *s : body->body())
-      if (const auto *d = dyn_cast<DeclStmt>(s))
-        for (const Decl *decl : d->decls())
-          if (const auto *nd = dyn_cast<NamedDecl>(decl); nd && nd->getName() == v->getName())
-            return not_applicable("the loop variable's name is declared again in the kernel's body");
-  }
+  if (f && f->getInit())
+    if (std::string why = clash(k, body, v); !why.empty()) return not_applicable(why);
   const std::string &src = k.source();
   size_t lb = statement_begin(k, loop->loop), bb = k.offset(loop->body->getBeginLoc());
   size_t be = statement_end(k, loop->body);
@@ -432,29 +680,12 @@ Expected<ItemsForm> items_form(const KernelAst &k) {
   } else if (lb == std::string::npos || bb == std::string::npos || be == std::string::npos) {
     return not_applicable("the grid-stride loop is written in a macro");
   } else if (f) {
-    size_t cb = 0, cx = 0, ib = 0, ix = 0;
-    if (!k.span(f->getCond()->getSourceRange(), cb, cx))
-      return not_applicable("the grid-stride loop is written in a macro");
-    std::string init_text;
-    if (f->getInit()) {
-      if (!k.span(f->getInit()->getSourceRange(), ib, ix))
-        return not_applicable("the grid-stride loop is written in a macro");
-      init_text = src.substr(ib, ix - ib);
-      // `int i = index` with `index` holding the global index and read
-      // nowhere else: the global index itself, and `index` goes.
-      const VarDecl *u = local_named(loop->start);
-      const auto *decl = u ? index_declaration(body, u) : nullptr;
-      size_t sb = 0, sx = 0, ub = 0, ux = 0;
-      if (decl && references(body, u) == 1 && k.span(loop->start->getSourceRange(), sb, sx) &&
-          k.span(u->getInit()->getSourceRange(), ub, ux) && sb >= ib && sx <= ix) {
-        init_text.replace(sb - ib, sx - sb, src.substr(ub, ux - ub));
-        e.replace(statement_begin(k, decl), statement_end(k, decl), "");
-      }
-      if (init_text.empty() || init_text.back() != ';') init_text += ';';
-      init_text += ' ';
-    }
+    auto init = init_text(k, body, *loop, e);
+    auto cond = condition_text(k, *loop);
+    if (!init) return init.error();
+    if (!cond) return cond.error();
     bool braced = isa<CompoundStmt>(loop->body);
-    e.replace(lb, bb, init_text + "if (" + src.substr(cb, cx - cb) + ") " + (braced ? "" : "{ "));
+    e.replace(lb, bb, *init + "if (" + *cond + ") " + (braced ? "" : "{ "));
     if (!braced) e.insert(be, " }");
     if (Status ok = continues_return(k, loop->body, e); !ok) return ok.error();
   } else {
@@ -468,18 +699,7 @@ Expected<ItemsForm> items_form(const KernelAst &k) {
     e.replace(lb, lb + 5, "if");
     e.replace(sb, sx, "");
   }
-  // A local holding the stride, read by the step only, goes with it.
-  const Expr *inc = f ? f->getInc() : dyn_cast<Expr>(loop->step);
-  walk(inc, [&](const Stmt *x) {
-    const auto *ref = dyn_cast<DeclRefExpr>(x);
-    const VarDecl *s = ref ? local_named(ref) : nullptr;
-    if (!s || s == v || references(body, s) != 1) return;
-    for (const Stmt *st : body->body())
-      if (const auto *d = dyn_cast<DeclStmt>(st); d && d->isSingleDecl() && d->getSingleDecl() == s) {
-        size_t db = statement_begin(k, d), dx = statement_end(k, d);
-        if (db != std::string::npos && dx != std::string::npos) e.replace(db, dx, "");
-      }
-  });
+  drop_stride_locals(k, body, *loop, e);
   auto text = e.apply(src);
   if (!text) return text.error();
   ItemsForm out;

@@ -24,6 +24,14 @@
 // must be an expression of integer parameters (the new grid is computed
 // from it).
 //
+// Nests of two grid-stride loops, over x and y (either outside), the inner
+// one all of the outer's body but its start (a for loop's init, or for a
+// while loop an assignment before it in the outer body), compute BODY once
+// for each item (i, j): `i = <start>; j = <start>; if ((i < N) && (j < M))
+// BODY` launched with ceil(N / block.x) x ceil(M / block.y) blocks computes
+// the same under the conditions above for both variables, a store's index
+// being `major * S + minor + C` with the minor variable's bound at most S.
+//
 // Flattened 2-D grids. A kernel whose index is
 //   (blockIdx.x + blockIdx.y * gridDim.x) * blockDim.x + threadIdx.x
 // (a 1-D index over a grid made 2-D only to hold more blocks) computes the
@@ -46,9 +54,10 @@ struct ItemsForm {
 };
 
 // The thread-per-item form of `k`. Errors: "no-form" when the kernel has
-// neither a grid-stride loop over x as its last statement nor a flattened
-// 2-D index; "not-applicable" with the reason when it has one but its form
-// would compute something else (or it is written in a macro).
+// neither a grid-stride loop over x (or a nest over x and y) as its last
+// statement nor a flattened 2-D index; "not-applicable" with the reason
+// when it has one but its form would compute something else (or it is
+// written in a macro).
 Expected<ItemsForm> items_form(const KernelAst &k);
 
 } // namespace kbcc::transform

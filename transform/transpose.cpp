@@ -21,35 +21,6 @@ using namespace clang;
 
 namespace {
 
-// The additive terms of `e` (through casts and parentheses).
-void additive_terms(const Expr *e, std::vector<const Expr *> &out) {
-  e = e->IgnoreParenCasts();
-  if (const auto *b = dyn_cast<BinaryOperator>(e); b && (b->getOpcode() == BO_Add || b->getOpcode() == BO_Sub)) {
-    additive_terms(b->getLHS(), out);
-    if (b->getOpcode() == BO_Add)
-      additive_terms(b->getRHS(), out);
-    else
-      out.push_back(b->getRHS()); // a negative term: never a plain variable
-    return;
-  }
-  out.push_back(e);
-}
-
-// `var` is one plain term of `e` and appears in no other term.
-bool unit_stride(const Expr *e, const VarDecl *var) {
-  std::vector<const Expr *> terms;
-  additive_terms(e, terms);
-  int plain = 0;
-  for (const Expr *t : terms) {
-    const auto *ref = dyn_cast<DeclRefExpr>(t->IgnoreParenCasts());
-    if (ref && ref->getDecl() == var)
-      ++plain;
-    else if (refers_to(t, var))
-      return false;
-  }
-  return plain == 1;
-}
-
 struct Plan {
   IndexSpace space;
   const VarDecl *x = nullptr, *y = nullptr;

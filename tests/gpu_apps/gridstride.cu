@@ -1,8 +1,8 @@
 // Grid-stride loops launched with fixed grids, as real programs launch them:
-// a C89-style column sum of squares (one column per item) and an
-// element-wise update. Each is run on several sizes, including ones that are
-// not multiples of any block and one smaller than the grid, and checked
-// against a CPU reference: "<kernel> <size> ok" or "... WRONG".
+// a C89-style column sum of squares (one column per item), an element-wise
+// update and a matrix sum in two nested loops, the row index in x. Each is run on several sizes, including ones that
+// are not multiples of any block and one smaller than the grid, and checked against a CPU reference: "<kernel> <size>
+// ok" or "... WRONG".
 #include "common.h"
 
 #include <cmath>
@@ -29,6 +29,19 @@ __global__ void scale_add(int n, float a, const float *x, float *y) {
   for (int i = index; i < n; i += stride) {
     if (x[i] == 0.0f) continue;
     y[i] = a * x[i] + y[i];
+  }
+}
+
+__global__ void mat_add_rows(int n, const float *a, const float *b, float *c) {
+  int i = threadIdx.x + blockIdx.x * blockDim.x;
+  int j = threadIdx.y + blockIdx.y * blockDim.y;
+  while (i < n) {
+    j = threadIdx.y + blockIdx.y * blockDim.y;
+    while (j < n) {
+      c[i * n + j] = a[i * n + j] + b[i * n + j];
+      j += blockDim.y * gridDim.y;
+    }
+    i += blockDim.x * gridDim.x;
   }
 }
 
@@ -85,6 +98,29 @@ int main() {
       ok = ok && std::fabs(y[i] - want) <= 1e-6f * std::fabs(want) + 1e-7f;
     }
     report("scale_add", n, ok);
+  }
+  const int max_m = 2048;
+  const size_t cells = (size_t)max_m * max_m;
+  std::vector<float> a(cells), b(cells), c(cells);
+  fill(a.data(), static_cast<int>(cells), 14);
+  fill(b.data(), static_cast<int>(cells), 15);
+  float *da = nullptr, *db = nullptr, *dc = nullptr;
+  CHECK(cudaMalloc(&da, cells * sizeof(float)));
+  CHECK(cudaMalloc(&db, cells * sizeof(float)));
+  CHECK(cudaMalloc(&dc, cells * sizeof(float)));
+  CHECK(cudaMemcpy(da, a.data(), cells * sizeof(float), cudaMemcpyHostToDevice));
+  CHECK(cudaMemcpy(db, b.data(), cells * sizeof(float), cudaMemcpyHostToDevice));
+  for (int m : {max_m, 1001, 77}) {
+    CHECK(cudaMemset(dc, 0, cells * sizeof(float)));
+    mat_add_rows<<<dim3(16, 16), dim3(16, 16)>>>(m, da, db, dc);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(c.data(), dc, cells * sizeof(float), cudaMemcpyDeviceToHost));
+    bool ok = true;
+    for (size_t k = 0; k < cells; ++k) {
+      float want = k < (size_t)m * m ? a[k] + b[k] : 0.0f;
+      ok = ok && std::fabs(c[k] - want) <= 1e-6f * std::fabs(want) + 1e-7f;
+    }
+    report("mat_add_rows", m, ok);
   }
   return 0;
 }

@@ -83,10 +83,10 @@ std::string refusal(const char *id, const std::string &source) {
 } // namespace
 
 TEST(Transforms, TheTableHasEveryKbMechanicalLowering) {
-  for (const char *id :
-       {"launch_bounds", "maxnreg", "unroll", "restrict_ldg", "fast_math", "block_size", "thread_coarsening",
-        "split_loop_across_warp", "smem_privatized_atomics", "smem_transpose_staging", "smem_tiling",
-        "register_blocking", "vectorized_loads", "cache_hint_streaming", "shuffle_collectives", "sliding_window"})
+  for (const char *id : {"launch_bounds", "maxnreg", "unroll", "restrict_ldg", "fast_math", "block_size",
+                         "thread_coarsening", "split_loop_across_warp", "smem_privatized_atomics",
+                         "smem_transpose_staging", "interchange_thread_axes", "smem_tiling", "register_blocking",
+                         "vectorized_loads", "cache_hint_streaming", "shuffle_collectives", "sliding_window"})
     EXPECT_NE(find_transform(id), nullptr) << id;
 }
 
@@ -309,6 +309,45 @@ TEST(Transforms, TransposeStagingOnlyForStoresContiguousInY) {
   if (r < rows && c < cols) out[(size_t)r * cols + c] = in[(size_t)r * cols + c];
 })";
   EXPECT_NE(refusal("smem_transpose_staging", copy).find("not strided in x"), std::string::npos);
+}
+
+TEST(Transforms, InterchangeSwapsTheIndexesWhenAccessesRunAlongY) {
+  // Rows in x: the loop's read of a and the store stride in x.
+  const char *rows_in_x = R"(__global__ void mm(int n, const float *a, const float *b, float *c) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  int col = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row >= n || col >= n) return;
+  float acc = 0.0f;
+  for (int k = 0; k < n; ++k)
+    acc += a[row * n + k] * b[k * n + col];
+  c[row * n + col] = acc;
+})";
+  Output out = applied("interchange_thread_axes", rows_in_x, {{"block", "64x4"}});
+  EXPECT_NE(out.source.find("int row = ((decltype(blockIdx.x * blockDim.x + threadIdx.x))(blockIdx.y * blockDim.y + "
+                            "threadIdx.y));"),
+            std::string::npos)
+      << out.source;
+  EXPECT_NE(out.source.find("__launch_bounds__(256)"), std::string::npos);
+  ASSERT_TRUE(out.launch);
+  EXPECT_EQ(out.launch->grid[0], "ceil_div(grid.y * block.y, 64)");
+  EXPECT_EQ(out.launch->grid[1], "ceil_div(grid.x * block.x, 4)");
+  EXPECT_EQ(out.launch->block[0], "64");
+  EXPECT_EQ(out.numerics, kbcc::cache::kNumericsExact);
+  // Columns in x already: the product reads b and stores c along x.
+  EXPECT_NE(refusal("interchange_thread_axes", kMatmul).find("(0 against 1, weighted by loop depth)"),
+            std::string::npos)
+      << refusal("interchange_thread_axes", kMatmul);
+  // A read along x inside a loop outweighs a store along y outside it.
+  const char *loop_along_x = R"(__global__ void f(int n, const float *a, float *c) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int j = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i >= n || j >= n) return;
+  float s = 0.0f;
+  for (int k = 0; k < n; ++k) s += a[(j * n + k) * n + i];
+  c[i * n + j] = s;
+})";
+  EXPECT_NE(refusal("interchange_thread_axes", loop_along_x).find("(1 against 4,"), std::string::npos)
+      << refusal("interchange_thread_axes", loop_along_x);
 }
 
 TEST(Transforms, TilingKeepsTheSumOrderAndGuardsTheStores) {
