@@ -442,6 +442,78 @@ bool is_flat_index(const Expr *e) {
       });
 }
 
+// The offsets of `e`'s text in the definition, whole macro invocations at
+// its ends included (`i < N`, `blockIdx.x * BLOCK + threadIdx.x`); false
+// when its ends lie inside a macro's expansion.
+bool file_span(const KernelAst &k, const Expr *e, size_t &begin, size_t &end) {
+  CharSourceRange r = Lexer::makeFileCharRange(CharSourceRange::getTokenRange(e->getSourceRange()), k.sources(),
+                                               k.context().getLangOpts());
+  begin = r.isValid() ? k.offset(r.getBegin()) : std::string::npos;
+  end = r.isValid() ? k.offset(r.getEnd()) : std::string::npos;
+  return begin != std::string::npos && end != std::string::npos && end >= begin;
+}
+
+// The block extent C of `e` when it is blockIdx.d * C + threadIdx.d (in
+// any operand order, through casts), C an integer constant from 1 to 1024;
+// `dim` gets d.
+std::optional<long> fixed_block_index(const Expr *e, const ASTContext &ctx, int &dim) {
+  const auto *sum = dyn_cast_or_null<BinaryOperator>(strip(e));
+  if (!sum || sum->getOpcode() != BO_Add) return std::nullopt;
+  for (auto [t, p] : {std::pair(sum->getLHS(), sum->getRHS()), std::pair(sum->getRHS(), sum->getLHS())}) {
+    auto tid = as_builtin(t);
+    const auto *mul = dyn_cast<BinaryOperator>(strip(p));
+    if (!tid || tid->var != Builtin::ThreadIdx || !mul || mul->getOpcode() != BO_Mul) continue;
+    for (auto [b, c] : {std::pair(mul->getLHS(), mul->getRHS()), std::pair(mul->getRHS(), mul->getLHS())}) {
+      auto bid = as_builtin(b);
+      if (!bid || bid->var != Builtin::BlockIdx || bid->dim != tid->dim) continue;
+      auto value = c->IgnoreParenImpCasts()->getIntegerConstantExpr(ctx);
+      if (!value || value->getExtValue() < 1 || value->getExtValue() > 1024) continue;
+      dim = tid->dim;
+      return value->getExtValue();
+    }
+  }
+  return std::nullopt;
+}
+
+// The form of a kernel whose index multiplies blockIdx by a constant block
+// extent, `blockIdx.x * 256 + threadIdx.x` or `blockIdx.y * TILE +
+// threadIdx.y`: that index written with blockDim, under the precondition
+// that the launch's block has that extent; "no-form" without one.
+Expected<ItemsForm> fixed_block_form(const KernelAst &k, const CompoundStmt *body) {
+  std::map<int, long> extent; // per dimension
+  Edits e;
+  std::string why;
+  std::function<void(const Stmt *)> visit = [&](const Stmt *s) {
+    if (!s || !why.empty()) return;
+    int dim = 0;
+    const auto *x = dyn_cast<Expr>(s);
+    if (auto c = x ? fixed_block_index(x, k.context(), dim) : std::nullopt) {
+      size_t b = 0, end = 0;
+      if (extent.count(dim) && extent[dim] != *c)
+        why = "the kernel multiplies blockIdx by two different block extents";
+      else if (!file_span(k, x, b, end))
+        why = "the block index is written in a macro";
+      extent[dim] = *c;
+      std::string d = std::string(1, "xyz"[dim]);
+      e.replace(b, end, "(blockIdx." + d + " * blockDim." + d + " + threadIdx." + d + ")");
+      return;
+    }
+    for (const Stmt *c : s->children())
+      visit(c);
+  };
+  visit(body);
+  if (extent.empty())
+    return make_error("the kernel has no grid-stride loop, flattened 2-D index or constant block extent", "no-form");
+  if (!why.empty()) return not_applicable(why);
+  auto text = e.apply(k.source());
+  if (!text) return text.error();
+  ItemsForm out;
+  out.source = *text;
+  for (auto [dim, c] : extent)
+    out.launch.preconditions.push_back(std::string("block.") + "xyz"[dim] + " == " + std::to_string(c));
+  return out;
+}
+
 // The form of a kernel indexing a flattened 2-D grid; "no-form" without one.
 Expected<ItemsForm> flat_grid_form(const KernelAst &k, const CompoundStmt *body) {
   std::vector<const Expr *> flats;
@@ -457,8 +529,7 @@ Expected<ItemsForm> flat_grid_form(const KernelAst &k, const CompoundStmt *body)
       visit(c);
   };
   visit(body);
-  if (flats.empty())
-    return make_error("the kernel has neither a grid-stride loop nor a flattened 2-D index", "no-form");
+  if (flats.empty()) return fixed_block_form(k, body);
   for (const Builtin &b : index_uses(body).other)
     if (!inside.count(b.expr) && (b.var == Builtin::BlockIdx || b.var == Builtin::GridDim))
       return not_applicable("the kernel reads blockIdx or gridDim outside its flattened 2-D index");
@@ -527,12 +598,8 @@ Expected<std::string> init_text(const KernelAst &k, const CompoundStmt *body, co
 // N` with N a macro). Error when it is written in a macro.
 Expected<std::string> condition_text(const KernelAst &k, const Loop &l) {
   const Expr *cond = isa<ForStmt>(l.loop) ? cast<ForStmt>(l.loop)->getCond() : cast<WhileStmt>(l.loop)->getCond();
-  CharSourceRange r = Lexer::makeFileCharRange(CharSourceRange::getTokenRange(cond->getSourceRange()), k.sources(),
-                                               k.context().getLangOpts());
-  size_t cb = r.isValid() ? k.offset(r.getBegin()) : std::string::npos;
-  size_t cx = r.isValid() ? k.offset(r.getEnd()) : std::string::npos;
-  if (cb == std::string::npos || cx == std::string::npos || cx < cb)
-    return not_applicable("the grid-stride loop is written in a macro");
+  size_t cb = 0, cx = 0;
+  if (!file_span(k, cond, cb, cx)) return not_applicable("the grid-stride loop is written in a macro");
   return k.source().substr(cb, cx - cb);
 }
 

@@ -38,6 +38,11 @@
 // same with that index written blockIdx.x * blockDim.x + threadIdx.x and
 // grid.x * grid.y blocks in x, when it reads blockIdx and gridDim nowhere
 // else (and grid.z is 1).
+//
+// Constant block extents. A kernel whose index is blockIdx.d * C +
+// threadIdx.d, C an integer constant (a macro's or constexpr's value), is
+// the global-index idiom on launches whose block.d is C: its form writes
+// blockDim.d for C, with that precondition and the launch kept.
 #pragma once
 
 #include "launch/mapping.h"
@@ -55,7 +60,7 @@ struct ItemsForm {
 
 // The thread-per-item form of `k`. Errors: "no-form" when the kernel has
 // neither a grid-stride loop over x (or a nest over x and y) as its last
-// statement nor a flattened 2-D index; "not-applicable" with the reason
+// statement, a flattened 2-D index nor a constant block extent; "not-applicable" with the reason
 // when it has one but its form would compute something else (or it is
 // written in a macro).
 Expected<ItemsForm> items_form(const KernelAst &k);

@@ -52,14 +52,15 @@ struct Transform {
   Expected<std::vector<Axis>> (*space)(const Input &);
   Expected<Output> (*apply)(const Input &, const Params &);
   // Written for thread-per-item kernels: offered the thread-per-item form of
-  // a grid-stride kernel it refuses (transform/items_form.h).
+  // a kernel it refuses (transform/items_form.h).
   bool per_item = false;
 };
 
 // What transform `t` runs on for the kernel of `in`: the kernel as written,
 // or, when `t` is per_item, refuses it, and the kernel is a grid-stride loop
-// with independent items or indexes a flattened 2-D grid, its
-// thread-per-item form (transform/items_form.h), with `t`'s axes there.
+// (or a nest of two) with independent items, indexes a flattened 2-D grid
+// or writes its block extent as a constant, its thread-per-item form
+// (transform/items_form.h), with `t`'s axes there.
 struct Offer {
   std::vector<Axis> axes;
   Input input;                                      // the kernel or its form

@@ -1,6 +1,8 @@
 // Grid-stride loops launched with fixed grids, as real programs launch them:
 // a C89-style column sum of squares (one column per item), an element-wise
-// update and a matrix sum in two nested loops, the row index in x. Each is run on several sizes, including ones that
+// update and a matrix sum in two nested loops, the row index in x; and a
+// matrix scale whose index multiplies blockIdx by a constant tile, also
+// with the row index in x. Each is run on several sizes, including ones that
 // are not multiples of any block and one smaller than the grid, and checked against a CPU reference: "<kernel> <size>
 // ok" or "... WRONG".
 #include "common.h"
@@ -43,6 +45,13 @@ __global__ void mat_add_rows(int n, const float *a, const float *b, float *c) {
     }
     i += blockDim.x * gridDim.x;
   }
+}
+
+#define TILE 16
+__global__ void mat_scale_tile(int n, const float *a, float *c) {
+  int r = blockIdx.x * TILE + threadIdx.x;
+  int col = blockIdx.y * TILE + threadIdx.y;
+  if (r < n && col < n) c[r * n + col] = 2.0f * a[r * n + col];
 }
 
 namespace {
@@ -121,6 +130,19 @@ int main() {
       ok = ok && std::fabs(c[k] - want) <= 1e-6f * std::fabs(want) + 1e-7f;
     }
     report("mat_add_rows", m, ok);
+  }
+  for (int m : {max_m, 1001, 77}) {
+    CHECK(cudaMemset(dc, 0, cells * sizeof(float)));
+    dim3 grid((m + TILE - 1) / TILE, (m + TILE - 1) / TILE);
+    mat_scale_tile<<<grid, dim3(TILE, TILE)>>>(m, da, dc);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(c.data(), dc, cells * sizeof(float), cudaMemcpyDeviceToHost));
+    bool ok = true;
+    for (size_t k = 0; k < cells; ++k) {
+      float want = k < (size_t)m * m ? 2.0f * a[k] : 0.0f;
+      ok = ok && std::fabs(c[k] - want) <= 1e-6f * std::fabs(want) + 1e-7f;
+    }
+    report("mat_scale_tile", m, ok);
   }
   return 0;
 }

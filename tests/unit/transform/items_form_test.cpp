@@ -1,4 +1,5 @@
-// Thread-per-item forms (grid-stride loops, flattened 2-D grids): their text,
+// Thread-per-item forms (grid-stride loops and their 2-D nests, flattened
+// 2-D grids, constant block extents): their text,
 // the legality of running each item in a thread of its own, and the per-item
 // transforms offered that form with their launch mappings composed.
 #include "transform/items_form.h"
@@ -120,9 +121,9 @@ TEST(GridStride, ItemsThatDependOnEachOtherAreRefused) {
             "not-applicable: the grid-stride loop assigns its item variable");
   // What is not a grid-stride loop is said so, with its own code.
   EXPECT_EQ(refused("int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = x[i];"),
-            "no-form: the kernel has neither a grid-stride loop nor a flattened 2-D index");
+            "no-form: the kernel has no grid-stride loop, flattened 2-D index or constant block extent");
   EXPECT_EQ(refused("for (int i = threadIdx.x; i < n; i += blockDim.x) y[i] = x[i];"),
-            "no-form: the kernel has neither a grid-stride loop nor a flattened 2-D index");
+            "no-form: the kernel has no grid-stride loop, flattened 2-D index or constant block extent");
 }
 
 TEST(GridStride, WhatTheItemsMayShare) {
@@ -260,4 +261,82 @@ TEST(GridStride, AHeaderFromAMacroIsWrittenOut) {
   EXPECT_NE(t.find("int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < (n)) { out[i] = in[i]; }"),
             std::string::npos)
       << t;
+}
+
+TEST(GridStrideNest, BothHeadersBecomeOneGuardOverBothBounds) {
+  const char *nest = R"(__global__ void add(int rows, int cols, const float *a, float *c) {
+  for (int r = blockIdx.y * blockDim.y + threadIdx.y; r < rows; r += blockDim.y * gridDim.y) {
+    for (int col = blockIdx.x * blockDim.x + threadIdx.x; col < cols; col += blockDim.x * gridDim.x) {
+      if (a[r * cols + col] == 0.0f) continue;
+      c[r * cols + col] = 2.0f * a[r * cols + col];
+    }
+  }
+})";
+  kbcc::launch::LaunchMapping m;
+  std::string s = form_of(nest, &m);
+  EXPECT_NE(s.find("int r = blockIdx.y * blockDim.y + threadIdx.y; int col = blockIdx.x * blockDim.x + threadIdx.x; "
+                   "if ((r < rows) && (col < cols)) {"),
+            std::string::npos)
+      << s;
+  EXPECT_EQ(s.find("gridDim"), std::string::npos) << s;
+  EXPECT_NE(s.find("== 0.0f) return;"), std::string::npos) << s;
+  EXPECT_EQ(m.grid, (std::array<std::string, 3>{"ceil_div(cols, block.x)", "ceil_div(rows, block.y)", "1"}));
+  EXPECT_EQ(m.preconditions, (std::vector<std::string>{"grid.z == 1", "block.z == 1"}));
+  // A while nest: the restart goes when the declaration already starts the
+  // inner variable, and stays (before the guard) when it does not.
+  const std::string nested_while = "while (i < n) { j = threadIdx.y + blockIdx.y * blockDim.y; while (j < n) { "
+                                   "y[i * n + j] = x[i * n + j]; j += blockDim.y * gridDim.y; } "
+                                   "i += blockDim.x * gridDim.x; }";
+  std::string w = form_of(kernel("int i = threadIdx.x + blockIdx.x * blockDim.x;\n"
+                                 "int j = threadIdx.y + blockIdx.y * blockDim.y;\n" +
+                                 nested_while));
+  EXPECT_NE(w.find("if ((i < n) && (j < n)) {"), std::string::npos) << w;
+  EXPECT_EQ(w.find("j = threadIdx.y + blockIdx.y * blockDim.y; if"), std::string::npos) << w;
+  EXPECT_EQ(w.find("gridDim"), std::string::npos) << w;
+  std::string c89 = form_of(kernel("int i, j;\ni = threadIdx.x + blockIdx.x * blockDim.x;\n" + nested_while));
+  EXPECT_NE(c89.find("j = threadIdx.y + blockIdx.y * blockDim.y; if ((i < n) && (j < n))"), std::string::npos) << c89;
+}
+
+TEST(GridStrideNest, StoresMustBeRowMajorPositionsOfTheItem) {
+  auto nest = [](const std::string &bound, const std::string &store) {
+    return form_of(kernel("for (int r = blockIdx.y * blockDim.y + threadIdx.y; r < n; r += blockDim.y * gridDim.y)\n"
+                          "  for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < " +
+                          bound + "; c += blockDim.x * gridDim.x)\n    " + store));
+  };
+  const std::string shared = "not-applicable: a store of the grid-stride loop is not at an index that differs "
+                             "between items";
+  EXPECT_EQ(nest("n", "y[r * n + c] = x[c];").rfind("not-applicable", 0), std::string::npos);
+  EXPECT_EQ(nest("n", "y[c + n * r + 7] = x[c];").rfind("not-applicable", 0), std::string::npos);
+  EXPECT_EQ(nest("n", "y[(size_t)c * n + r] = x[c];").rfind("not-applicable", 0), std::string::npos);
+  EXPECT_EQ(nest("16", "y[r * 32 + c] = x[c];").rfind("not-applicable", 0), std::string::npos);
+  EXPECT_EQ(nest("64", "y[r * 32 + c] = x[c];"), shared); // c may reach the next row
+  EXPECT_EQ(nest("n", "y[r * 2 * n + c] = x[c];"), shared);
+  EXPECT_EQ(nest("n", "y[r + c] = x[c];"), shared);
+  EXPECT_EQ(nest("n", "y[r * n - c] = x[c];"), shared);
+  EXPECT_EQ(nest("n", "y[c] = x[c];"), shared);
+  // Items that read what another stores.
+  EXPECT_EQ(nest("n", "y[r * n + c] = y[r * n + c + 1];"),
+            "not-applicable: the grid-stride loop reads 'y', which it stores to, at another element than the item's");
+  // A break ends the thread's inner loop early: its items depend on each other.
+  EXPECT_EQ(nest("n", "{ if (x[c] < 0) break; y[r * n + c] = x[c]; }"),
+            "not-applicable: a break, goto or return leaves the grid-stride loop");
+}
+
+TEST(FixedBlock, AConstantExtentIsTheBlocksUnderAPrecondition) {
+  kbcc::launch::LaunchMapping m;
+  std::string s = form_of(kernel("constexpr int kBlock = 128;\nint i = threadIdx.x + kBlock * blockIdx.x;\n"
+                                 "if (i < n) y[i] = x[i];"),
+                          &m);
+  EXPECT_NE(s.find("int i = (blockIdx.x * blockDim.x + threadIdx.x);"), std::string::npos) << s;
+  EXPECT_EQ(m.grid, (std::array<std::string, 3>{"grid.x", "grid.y", "grid.z"}));
+  EXPECT_EQ(m.preconditions, std::vector<std::string>{"block.x == 128"});
+  form_of(kernel("int r = blockIdx.y * 16 + threadIdx.y, c = blockIdx.x * 32 + threadIdx.x;\n"
+                 "if (r < n && c < n) y[r * n + c] = x[r * n + c];"),
+          &m);
+  EXPECT_EQ(m.preconditions, (std::vector<std::string>{"block.x == 32", "block.y == 16"}));
+  // Not a constant, the wrong dimension or too large: no form.
+  EXPECT_EQ(form_of(kernel("int i = blockIdx.x * n + threadIdx.x; if (i < n) y[i] = x[i];")).rfind("no-form", 0), 0u);
+  EXPECT_EQ(form_of(kernel("int i = blockIdx.y * 64 + threadIdx.x; if (i < n) y[i] = x[i];")).rfind("no-form", 0), 0u);
+  EXPECT_EQ(form_of(kernel("int i = blockIdx.x * 2048 + threadIdx.x; if (i < n) y[i] = x[i];")).rfind("no-form", 0),
+            0u);
 }

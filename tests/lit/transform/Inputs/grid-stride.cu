@@ -110,3 +110,24 @@ __global__ void scale_macro(float a, float *x) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < COUNT; i += blockDim.x * gridDim.x)
     x[i] *= a;
 }
+
+// The block extent written as a constant instead of blockDim.
+#define BLOCK_SIZE 256
+#define TILE 16
+__global__ void scale_fixed(int n, const float *x, float *y) {
+  int i = blockIdx.x * BLOCK_SIZE + threadIdx.x;
+  if (i < n) y[i] = 2.0f * x[i];
+}
+
+__global__ void rows_tile(int n, const float *a, float *c) {
+  int r = threadIdx.x + blockIdx.x * TILE;
+  int col = blockIdx.y * TILE + threadIdx.y;
+  if (r < n && col < n) c[r * n + col] = a[r * n + col];
+}
+
+// Two extents for one dimension: no block has both.
+__global__ void two_extents(int n, const float *x, float *y) {
+  int i = blockIdx.x * 256 + threadIdx.x;
+  int j = blockIdx.x * 128 + threadIdx.x;
+  if (i < n) y[i] = x[j];
+}
