@@ -5,6 +5,7 @@
 // Recognised loops, at the top level of the kernel's body, over a shared
 // array `buf` and t = threadIdx.x (or a local initialised to it):
 //   tree reduction:     for (s = I; C; step) { [if (G)] U(buf[A], buf[B]); __syncthreads(); }
+//                       (or the barrier first, then the update)
 //   Hillis-Steele scan: for (s = I; C; step) { T v = G ? buf[B] : 0;   (or T v = 0; if (G) v = buf[B];)
 //                                              __syncthreads(); [if (G2)] U(buf[A], v); __syncthreads(); }
 // where U(x, y) is x op= y, x = x op y or x = f(x, y) with op one of + | ^ &
@@ -355,10 +356,14 @@ struct Collective {
   const Expr *guard2 = nullptr;                            // scan: v = guard ? buf[b] : 0; [if (guard2)] buf[a] op= v
 };
 
-// The loop's statements as a tree reduction; why not.
+// The loop's statements as a tree reduction; why not. The barrier may come
+// first in each step, as in `for (...) { __syncthreads(); if (t < s) ... }`:
+// the steps are the same, and the rewrite's own barriers order what comes
+// before the loop with what comes after it as the loop's barriers did.
 std::string match_reduce(const std::vector<const Stmt *> &body, Collective &c, const ASTContext &ctx) {
-  if (body.size() != 2 || !is_syncthreads(body[1])) return "its body is not an update followed by __syncthreads()";
-  const Stmt *update = body[0];
+  if (body.size() != 2 || is_syncthreads(body[0]) == is_syncthreads(body[1]))
+    return "its body is not an update and __syncthreads(), in either order";
+  const Stmt *update = is_syncthreads(body[0]) ? body[1] : body[0];
   if (const auto *i = dyn_cast<IfStmt>(update)) {
     if (i->getElse() || i->getInit() || i->getConditionVariable())
       return "its guard has an else branch or a declaration";

@@ -2,7 +2,8 @@
 // a C89-style column sum of squares (one column per item), an element-wise
 // update and a matrix sum in two nested loops, the row index in x; and a
 // matrix scale whose index multiplies blockIdx by a constant tile, also
-// with the row index in x. Each is run on several sizes, including ones that
+// with the row index in x; and per-block sums whose tree steps start with
+// the barrier, after a grid-stride loop into each thread's cell. Each is run on several sizes, including ones that
 // are not multiples of any block and one smaller than the grid, and checked against a CPU reference: "<kernel> <size>
 // ok" or "... WRONG".
 #include "common.h"
@@ -52,6 +53,20 @@ __global__ void mat_scale_tile(int n, const float *a, float *c) {
   int r = blockIdx.x * TILE + threadIdx.x;
   int col = blockIdx.y * TILE + threadIdx.y;
   if (r < n && col < n) c[r * n + col] = 2.0f * a[r * n + col];
+}
+
+#define SUM_BLOCK 256
+__global__ void block_sums(const float *in, float *out, int n) {
+  __shared__ float sdata[SUM_BLOCK];
+  int tid = threadIdx.x;
+  sdata[tid] = 0.0f;
+  for (int i = threadIdx.x + blockDim.x * blockIdx.x; i < n; i += gridDim.x * blockDim.x)
+    sdata[tid] += in[i];
+  for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {
+    __syncthreads();
+    if (tid < s) sdata[tid] += sdata[tid + s];
+  }
+  if (tid == 0) out[blockIdx.x] = sdata[0];
 }
 
 namespace {
@@ -143,6 +158,21 @@ int main() {
       ok = ok && std::fabs(c[k] - want) <= 1e-6f * std::fabs(want) + 1e-7f;
     }
     report("mat_scale_tile", m, ok);
+  }
+  for (int n : {(int)cells, 1000003, 100}) {
+    int blocks = (n + SUM_BLOCK - 1) / SUM_BLOCK;
+    CHECK(cudaMemset(dc, 0, cells * sizeof(float)));
+    block_sums<<<blocks, SUM_BLOCK>>>(da, dc, n);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(c.data(), dc, blocks * sizeof(float), cudaMemcpyDeviceToHost));
+    bool ok = true;
+    for (int b = 0; b < blocks; ++b) {
+      double want = 0, scale = 0;
+      for (int i = b * SUM_BLOCK; i < n && i < (b + 1) * SUM_BLOCK; ++i)
+        want += a[i], scale += std::fabs(a[i]);
+      ok = ok && std::fabs(c[b] - want) <= 1e-5 * scale + 1e-6;
+    }
+    report("block_sums", n, ok);
   }
   return 0;
 }
