@@ -5,7 +5,9 @@
 // Recognised loops, at the top level of the kernel's body, over a shared
 // array `buf` and t = threadIdx.x (or a local initialised to it):
 //   tree reduction:     for (s = I; C; step) { [if (G)] U(buf[A], buf[B]); __syncthreads(); }
-//                       (or the barrier first, then the update)
+//                       (or the barrier first, then the update; integer locals
+//                       the step declares, such as `int index = 2 * s * t;`, may
+//                       come before the update)
 //   Hillis-Steele scan: for (s = I; C; step) { T v = G ? buf[B] : 0;   (or T v = 0; if (G) v = buf[B];)
 //                                              __syncthreads(); [if (G2)] U(buf[A], v); __syncthreads(); }
 // where U(x, y) is x op= y, x = x op y or x = f(x, y) with op one of + | ^ &
@@ -57,10 +59,11 @@ namespace {
 
 struct Frame {
   const ASTContext *ctx = nullptr;
-  const std::set<const VarDecl *> *tvars = nullptr; // locals holding threadIdx.x
-  const VarDecl *s = nullptr;                       // the loop variable
-  bool has_t = false;                               // t may be read
-  bool has_s = false;                               // s may be read
+  const std::set<const VarDecl *> *tvars = nullptr;              // locals holding threadIdx.x
+  const VarDecl *s = nullptr;                                    // the loop variable
+  bool has_t = false;                                            // t may be read
+  bool has_s = false;                                            // s may be read
+  const std::map<const VarDecl *, const Expr *> *lets = nullptr; // step locals and their values
   int64_t t = 0, block = 0, sv = 0;
 };
 
@@ -135,6 +138,10 @@ Value eval_ref(const DeclRefExpr *ref, const Frame &f) {
   const auto *var = dyn_cast<VarDecl>(ref->getDecl());
   if (var && f.tvars->count(var)) return f.has_t ? Value(f.t) : std::nullopt;
   if (var && var == f.s) return f.has_s ? Value(f.sv) : std::nullopt;
+  if (var && f.lets) {
+    auto it = f.lets->find(var);
+    if (it != f.lets->end()) return eval(it->second, f);
+  }
   return std::nullopt;
 }
 
@@ -354,13 +361,26 @@ struct Collective {
   Accumulation acc;
   const Expr *guard = nullptr, *a = nullptr, *b = nullptr; // reduce: [if (guard)] buf[a] op= buf[b]
   const Expr *guard2 = nullptr;                            // scan: v = guard ? buf[b] : 0; [if (guard2)] buf[a] op= v
+  std::map<const VarDecl *, const Expr *> lets; // reduce: integer locals each step declares, and their values
 };
 
 // The loop's statements as a tree reduction; why not. The barrier may come
 // first in each step, as in `for (...) { __syncthreads(); if (t < s) ... }`:
 // the steps are the same, and the rewrite's own barriers order what comes
 // before the loop with what comes after it as the loop's barriers did.
-std::string match_reduce(const std::vector<const Stmt *> &body, Collective &c, const ASTContext &ctx) {
+std::string match_reduce(const std::vector<const Stmt *> &all, Collective &c, const ASTContext &ctx) {
+  // Integer locals the step declares and never assigns (`int index = 2 * s *
+  // t;`) are index arithmetic: the simulation reads them through their values.
+  std::vector<const Stmt *> body;
+  for (const Stmt *st : all) {
+    const auto *d = dyn_cast<DeclStmt>(st);
+    const auto *v = d && d->isSingleDecl() ? dyn_cast<VarDecl>(d->getSingleDecl()) : nullptr;
+    if (v && v->getType()->isIntegerType() && v->getInit() && !refers_to(v->getInit(), v) &&
+        !assigns(c.loop->getBody(), v))
+      c.lets[v] = v->getInit();
+    else if (!isa<NullStmt>(st))
+      body.push_back(st);
+  }
   if (body.size() != 2 || is_syncthreads(body[0]) == is_syncthreads(body[1]))
     return "its body is not an update and __syncthreads(), in either order";
   const Stmt *update = is_syncthreads(body[0]) ? body[1] : body[0];
@@ -623,12 +643,13 @@ std::string match_collective(const std::vector<const Stmt *> &body, size_t i, co
     c.loop = loop;
     c.head = *head;
     if (std::string why_scan = match_scan(list, c, ctx); !why_scan.empty())
-      return list.size() == 2 ? why_reduce : why_scan;
+      return std::count_if(list.begin(), list.end(), is_syncthreads) == 1 ? why_reduce : why_scan;
   }
   if (!supported_element(c.buf->getType()->getAsArrayTypeUnsafe()->getElementType()))
     return "the shared array's element type has no shuffle (int, unsigned, long long, float, double)";
   Frame f = frame;
   f.s = c.head.s;
+  f.lets = &c.lets;
   for (int64_t block = 32; block <= 1024; block *= 2) {
     f.block = block;
     if (std::string why = simulate(c, f); !why.empty()) return why + " (" + std::to_string(block) + " threads)";

@@ -3,7 +3,8 @@
 // update and a matrix sum in two nested loops, the row index in x; and a
 // matrix scale whose index multiplies blockIdx by a constant tile, also
 // with the row index in x; and per-block sums whose tree steps start with
-// the barrier, after a grid-stride loop into each thread's cell. Each is run on several sizes, including ones that
+// the barrier and combine cells 2 * s * t and 2 * s * t + s, after a
+// grid-stride loop into each thread's cell. Each is run on several sizes, including ones that
 // are not multiples of any block and one smaller than the grid, and checked against a CPU reference: "<kernel> <size>
 // ok" or "... WRONG".
 #include "common.h"
@@ -62,9 +63,10 @@ __global__ void block_sums(const float *in, float *out, int n) {
   sdata[tid] = 0.0f;
   for (int i = threadIdx.x + blockDim.x * blockIdx.x; i < n; i += gridDim.x * blockDim.x)
     sdata[tid] += in[i];
-  for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {
+  for (unsigned int s = 1; s < blockDim.x; s *= 2) {
     __syncthreads();
-    if (tid < s) sdata[tid] += sdata[tid + s];
+    unsigned int index = 2 * s * tid;
+    if (index < blockDim.x) sdata[index] += sdata[index + s];
   }
   if (tid == 0) out[blockIdx.x] = sdata[0];
 }
