@@ -489,22 +489,24 @@ Expected<ItemsForm> fixed_block_form(const KernelAst &k, const CompoundStmt *bod
     const auto *x = dyn_cast<Expr>(s);
     if (auto c = x ? fixed_block_index(x, k.context(), dim) : std::nullopt) {
       size_t b = 0, end = 0;
-      if (extent.count(dim) && extent[dim] != *c)
+      if (extent.count(dim) && extent[dim] != *c) {
         why = "the kernel multiplies blockIdx by two different block extents";
-      else if (!file_span(k, x, b, end))
+      } else if (!file_span(k, x, b, end)) {
         why = "the block index is written in a macro";
-      extent[dim] = *c;
-      std::string d = std::string(1, "xyz"[dim]);
-      e.replace(b, end, "(blockIdx." + d + " * blockDim." + d + " + threadIdx." + d + ")");
+      } else {
+        extent[dim] = *c;
+        std::string d(1, "xyz"[dim]);
+        e.replace(b, end, "(blockIdx." + d + " * blockDim." + d + " + threadIdx." + d + ")");
+      }
       return;
     }
     for (const Stmt *c : s->children())
       visit(c);
   };
   visit(body);
+  if (!why.empty()) return not_applicable(why);
   if (extent.empty())
     return make_error("the kernel has no grid-stride loop, flattened 2-D index or constant block extent", "no-form");
-  if (!why.empty()) return not_applicable(why);
   auto text = e.apply(k.source());
   if (!text) return text.error();
   ItemsForm out;
@@ -675,7 +677,8 @@ Expected<ItemsForm> nest_form(const KernelAst &k, const CompoundStmt *body, cons
     start = *t;
   } else {
     size_t rb = statement_begin(k, in.restart), rx = statement_end(k, in.restart);
-    if (rb == std::string::npos || rx == std::string::npos)
+    size_t sb = statement_begin(k, in.step), sx = statement_end(k, in.step);
+    if (rb == std::string::npos || rx == std::string::npos || sb == std::string::npos || sx == std::string::npos)
       return not_applicable("the grid-stride loop is written in a macro");
     bool set_before = false; // the variable's value when the outer loop starts
     for (const Stmt *s : body->body())
@@ -683,7 +686,7 @@ Expected<ItemsForm> nest_form(const KernelAst &k, const CompoundStmt *body, cons
     if (set_before || !in.item->getInit() || !is_start(in.item->getInit(), in.dim))
       start = k.source().substr(rb, rx - rb) + " ";
     e.replace(rb, rx, "");
-    e.replace(statement_begin(k, in.step), statement_end(k, in.step), "");
+    e.replace(sb, sx, "");
   }
   std::string guard = "if ((" + *co + ") && (" + *ci + ")) ";
   if (isa<ForStmt>(o.loop)) {
@@ -693,10 +696,11 @@ Expected<ItemsForm> nest_form(const KernelAst &k, const CompoundStmt *body, cons
     e.replace(so->loop, so->body, *t + start + guard + (braced ? "" : "{ "));
     if (!braced) e.insert(so->end, " }");
   } else {
-    if (k.source().compare(so->loop, 5, "while") != 0)
+    size_t sb = statement_begin(k, o.step), sx = statement_end(k, o.step);
+    if (k.source().compare(so->loop, 5, "while") != 0 || sb == std::string::npos || sx == std::string::npos)
       return not_applicable("the grid-stride loop is written in a macro");
     e.replace(so->loop, so->body, start + guard);
-    e.replace(statement_begin(k, o.step), statement_end(k, o.step), "");
+    e.replace(sb, sx, "");
   }
   e.replace(si->loop, si->body, "");
   if (Status ok = continues_return(k, in.body, e); !ok) return ok.error();
