@@ -66,6 +66,14 @@ bool KernelAst::span(SourceRange range, size_t &begin, size_t &end) const {
   return end != std::string::npos && end >= begin;
 }
 
+bool KernelAst::file_span(SourceRange range, size_t &begin, size_t &end) const {
+  CharSourceRange r =
+      Lexer::makeFileCharRange(CharSourceRange::getTokenRange(range), sources(), context().getLangOpts());
+  begin = r.isValid() ? offset(r.getBegin()) : std::string::npos;
+  end = r.isValid() ? offset(r.getEnd()) : std::string::npos;
+  return begin != std::string::npos && end != std::string::npos && end >= begin;
+}
+
 std::string KernelAst::text(SourceRange range) const {
   size_t b = 0, e = 0;
   return span(range, b, e) ? source_.substr(b, e - b) : std::string();

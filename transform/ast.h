@@ -36,6 +36,10 @@ public:
   size_t offset(clang::SourceLocation loc) const;
   // Offsets of the first character and one past the last token of `range`.
   bool span(clang::SourceRange range, size_t &begin, size_t &end) const;
+  // The same, with whole macro invocations at the ends of `range` included
+  // (`i < N`, `blockIdx.x * BLOCK + threadIdx.x`); false when an end lies
+  // inside a macro's expansion.
+  bool file_span(clang::SourceRange range, size_t &begin, size_t &end) const;
   // The definition's text of a node, or "" when it is not written there.
   std::string text(clang::SourceRange range) const;
   // The unit parsed again as before, with `definition` in place of the

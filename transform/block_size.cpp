@@ -4,7 +4,6 @@
 // the last block are idle when a guard bound shows it, or when the block
 // divides the original extent. The kernel text gains __launch_bounds__.
 #include "cache/variant.h"
-#include "tooling/kernel_text.h"
 #include "transform/index_space.h"
 #include "transform/transform.h"
 
@@ -27,10 +26,7 @@ Expected<Output> apply(const Input &in, const Params &params) {
     return not_applicable("block " + given + " is not a valid block shape for this kernel");
   }
   Output out;
-  out.source = in.source;
-  auto k = tooling::parse_kernel_text(in.source);
-  if (k && !k->has_launch_bounds && !k->has_maxnreg)
-    out.source.insert(k->name_pos, "__launch_bounds__(" + std::to_string(bx * by) + ") ");
+  out.source = with_launch_bounds(in.source, bx * by);
   launch::LaunchMapping m;
   m.grid = {"ceil_div(grid.x * block.x, " + std::to_string(bx) + ")", "1", "1"};
   m.block = {std::to_string(bx), "1", "1"};

@@ -1,5 +1,6 @@
 #include "transform/index_space.h"
 
+#include "tooling/kernel_text.h"
 #include "transform/transform.h"
 
 #include <functional>
@@ -107,6 +108,14 @@ Status returns_to_goto(const KernelAst &k, const clang::Stmt *body, const std::s
   };
   visit(body);
   return status;
+}
+
+std::string with_launch_bounds(const std::string &source, long threads) {
+  std::string out = source;
+  auto k = tooling::parse_kernel_text(source);
+  if (k && !k->has_launch_bounds && !k->has_maxnreg)
+    out.insert(k->name_pos, "__launch_bounds__(" + std::to_string(threads) + ") ");
+  return out;
 }
 
 std::string as_index(const std::string &idiom, const std::string &value) {

@@ -57,6 +57,11 @@ launch::LaunchMapping tile_mapping(const IndexSpace &space, long unit_x, long un
 // threads; preconditions: fixed dimensions, coverage of block * factor.
 launch::LaunchMapping coarse_mapping(const IndexSpace &s, long block, long factor);
 
+// `source` with `__launch_bounds__(threads)` before the kernel's name, unless
+// it already has launch bounds or `__maxnreg__`: for a transform that fixes
+// the block's size.
+std::string with_launch_bounds(const std::string &source, long threads);
+
 // `value` in the type of the global-index idiom whose text is `idiom`: what
 // replaces the idiom where a thread handles other items than its own.
 std::string as_index(const std::string &idiom, const std::string &value);

@@ -13,7 +13,6 @@
 // only when it pays: the accesses it makes contiguous outweigh those it
 // makes strided, each access weighing 4 per enclosing loop.
 #include "cache/variant.h"
-#include "tooling/kernel_text.h"
 #include "transform/index_space.h"
 #include "transform/transform.h"
 
@@ -89,10 +88,7 @@ Expected<Output> apply(const Input &in, const Params &params) {
   auto text = e.apply(src);
   if (!text) return text.error();
   Output out;
-  out.source = *text;
-  auto kt = tooling::parse_kernel_text(out.source);
-  if (kt && !kt->has_launch_bounds && !kt->has_maxnreg)
-    out.source.insert(kt->name_pos, "__launch_bounds__(" + std::to_string(bx * by) + ") ");
+  out.source = with_launch_bounds(*text, bx * by);
   // New x threads cover the original y extent, new y threads the x extent.
   launch::LaunchMapping m;
   m.grid = {"ceil_div(grid.y * block.y, " + std::to_string(bx) + ")",

@@ -442,17 +442,6 @@ bool is_flat_index(const Expr *e) {
       });
 }
 
-// The offsets of `e`'s text in the definition, whole macro invocations at
-// its ends included (`i < N`, `blockIdx.x * BLOCK + threadIdx.x`); false
-// when its ends lie inside a macro's expansion.
-bool file_span(const KernelAst &k, const Expr *e, size_t &begin, size_t &end) {
-  CharSourceRange r = Lexer::makeFileCharRange(CharSourceRange::getTokenRange(e->getSourceRange()), k.sources(),
-                                               k.context().getLangOpts());
-  begin = r.isValid() ? k.offset(r.getBegin()) : std::string::npos;
-  end = r.isValid() ? k.offset(r.getEnd()) : std::string::npos;
-  return begin != std::string::npos && end != std::string::npos && end >= begin;
-}
-
 // The block extent C of `e` when it is blockIdx.d * C + threadIdx.d (in
 // any operand order, through casts), C an integer constant from 1 to 1024;
 // `dim` gets d.
@@ -491,7 +480,7 @@ Expected<ItemsForm> fixed_block_form(const KernelAst &k, const CompoundStmt *bod
       size_t b = 0, end = 0;
       if (extent.count(dim) && extent[dim] != *c) {
         why = "the kernel multiplies blockIdx by two different block extents";
-      } else if (!file_span(k, x, b, end)) {
+      } else if (!k.file_span(x->getSourceRange(), b, end)) {
         why = "the block index is written in a macro";
       } else {
         extent[dim] = *c;
@@ -601,7 +590,7 @@ Expected<std::string> init_text(const KernelAst &k, const CompoundStmt *body, co
 Expected<std::string> condition_text(const KernelAst &k, const Loop &l) {
   const Expr *cond = isa<ForStmt>(l.loop) ? cast<ForStmt>(l.loop)->getCond() : cast<WhileStmt>(l.loop)->getCond();
   size_t cb = 0, cx = 0;
-  if (!file_span(k, cond, cb, cx)) return not_applicable("the grid-stride loop is written in a macro");
+  if (!k.file_span(cond->getSourceRange(), cb, cx)) return not_applicable("the grid-stride loop is written in a macro");
   return k.source().substr(cb, cx - cb);
 }
 

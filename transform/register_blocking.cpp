@@ -17,7 +17,6 @@
 // indexes, the loop variable and those variables; the statements after the
 // loop do not return.
 #include "cache/variant.h"
-#include "tooling/kernel_text.h"
 #include "transform/edits.h"
 #include "transform/tiling_analysis.h"
 #include "transform/transform.h"
@@ -329,11 +328,8 @@ Expected<Output> apply(const Input &in, const Params &params) {
   size_t close = k.offset(b->plan.space.body->getRBracLoc());
   if (open == std::string::npos || close == std::string::npos) return not_applicable("the body is written in a macro");
   Output out;
-  out.source = k.source().substr(0, open) + *body + k.source().substr(close + 1);
-  long threads = s->side() * s->side();
-  auto kt = tooling::parse_kernel_text(out.source);
-  if (kt && !kt->has_launch_bounds && !kt->has_maxnreg)
-    out.source.insert(kt->name_pos, "__launch_bounds__(" + std::to_string(threads) + ") ");
+  out.source =
+      with_launch_bounds(k.source().substr(0, open) + *body + k.source().substr(close + 1), s->side() * s->side());
   out.launch = tile_mapping(b->plan.space, s->tile, s->tile, s->side(), s->side());
   out.numerics = cache::kNumericsExact;
   std::set<std::string> sizes = b->plan.space.bound_params;
