@@ -288,7 +288,7 @@ bool has_break_or_goto(const Stmt *s) {
   return found;
 }
 
-std::optional<CountedLoop> counted_loop(const ForStmt *loop) {
+std::optional<CountedLoop> counted_loop(const ForStmt *loop, bool reused_var) {
   CountedLoop out;
   out.loop = loop;
   if (const auto *init = dyn_cast_or_null<DeclStmt>(loop->getInit()); init && init->isSingleDecl()) {
@@ -302,7 +302,8 @@ std::optional<CountedLoop> counted_loop(const ForStmt *loop) {
     out.var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
     const auto *fn = out.var ? dyn_cast_or_null<FunctionDecl>(out.var->getParentFunctionOrMethod()) : nullptr;
     if (!fn || isa<ParmVarDecl>(out.var) || !out.var->hasLocalStorage() ||
-        references(fn->getBody(), out.var) != references(loop, out.var) || refers_to(set->getRHS(), out.var))
+        (!reused_var && references(fn->getBody(), out.var) != references(loop, out.var)) ||
+        refers_to(set->getRHS(), out.var))
       return std::nullopt;
     out.init = set->getRHS();
   }

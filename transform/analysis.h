@@ -62,9 +62,9 @@ Effects effects_of(const clang::FunctionDecl *kernel);
 // The same for one statement of a kernel (its atomic_calls: those written in it).
 Effects effects_in(const clang::Stmt *code);
 
-// Whether lvalue `e` is in memory: not a local scalar and not an element of
+// Whether lvalue `lhs` is in memory: not a local scalar and not an element of
 // a local (non-__shared__) array.
-bool is_memory(const clang::Expr *e);
+bool is_memory(const clang::Expr *lhs);
 // Whether `e` (through parens and implicit casts) names `var`.
 bool names(const clang::Expr *e, const clang::VarDecl *var);
 // Whether `s` stores to memory (anything but local scalars and local arrays),
@@ -86,7 +86,8 @@ bool has_break_or_goto(const clang::Stmt *s); // break/goto/switch that leave `s
 
 // for (T v = init; v < bound (or <=); ++v / v++ / v += 1 / v = v + 1) body,
 // with `v` an integer not assigned in the body; or the same with `v = init`
-// where `v` is a local that only this loop refers to.
+// where `v` is a local that only this loop refers to (any local when
+// `reused_var`: the caller then checks what reads it after the loop).
 struct CountedLoop {
   const clang::ForStmt *loop = nullptr;
   const clang::VarDecl *var = nullptr;
@@ -94,7 +95,7 @@ struct CountedLoop {
   const clang::Expr *bound = nullptr;
   bool inclusive = false; // v <= bound
 };
-std::optional<CountedLoop> counted_loop(const clang::ForStmt *loop);
+std::optional<CountedLoop> counted_loop(const clang::ForStmt *loop, bool reused_var = false);
 
 // One update of an accumulator inside a loop: s += e, s -= e, s = s + e,
 // ++s, s |= e, s &= e, s ^= e, s = f(s, e) with f a max or min function.

@@ -1,6 +1,7 @@
 // shuffle_collectives: block-wide reductions and scans written as a loop with
-// a barrier per step over a __shared__ array become warp-shuffle collectives
-// with two or three barriers.
+// a barrier per step over a __shared__ array, or as one thread's loop over
+// the block's cells, become warp-shuffle collectives with two or three
+// barriers.
 //
 // Recognised loops, at the top level of the kernel's body, over a shared
 // array `buf` and t = threadIdx.x (or a local initialised to it):
@@ -22,6 +23,11 @@
 // prefix of element t in buf[t]. The rewrite keeps the loop for any other
 // block shape, behind a block-uniform test.
 //
+// Thread 0's loop: `__syncthreads(); if (t == 0) { ... for (i = S; i < N;
+// ++i) E op= F(i); ... }` at the top level, F reading shared (or global)
+// arrays at indexes every thread can compute, becomes a reduction of F(S..N)
+// by every thread before the branch (section "Serial reductions").
+//
 // Block merging (`factor`): when a reduction's block result goes only to one
 // global atomic of the same operation (`if (t == 0) atomicAdd(p, buf[0]);`
 // ending the kernel, p independent of the block) and the elements come from
@@ -41,10 +47,12 @@
 #include "transform/edits.h"
 #include "transform/index_space.h"
 #include "transform/transform.h"
+#include "transform/uniform.h"
 #include "transform/virtual_threads.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/Basic/SourceManager.h"
 
 #include <algorithm>
 #include <functional>
@@ -298,18 +306,19 @@ bool is_minmax(const std::string &fn) {
   return std::find(std::begin(known), std::end(known), fn) != std::end(known);
 }
 
-// x op= y, x = x op y, x = y op x, x = f(x, y), x = f(y, x) with x = buf[A].
-struct Update {
-  const Expr *a = nullptr;     // the updated cell's index
-  const Expr *other = nullptr; // y
+// x op= y, x = x op y, x = y op x, x = f(x, y), x = f(y, x): an update of
+// the lvalue x by an associative operation.
+struct Combine {
+  const Expr *target = nullptr; // x
+  const Expr *other = nullptr;  // y
   Accumulation acc;
 };
 
-std::optional<Update> match_update(const Stmt *s, const VarDecl *&buf, const ASTContext &ctx) {
+std::optional<Combine> match_combine(const Stmt *s, const ASTContext &ctx) {
   const auto *b = dyn_cast_or_null<BinaryOperator>(s);
   if (!b || !b->isAssignmentOp()) return std::nullopt;
-  Update u;
-  if (!(u.a = cell(b->getLHS(), buf))) return std::nullopt;
+  Combine u;
+  u.target = b->getLHS();
   static const std::pair<BinaryOperatorKind, Accumulation::Kind> ops[] = {
       {BO_Add, Accumulation::Sum}, {BO_Or, Accumulation::Or}, {BO_Xor, Accumulation::Xor}, {BO_And, Accumulation::And}};
   if (const auto *c = dyn_cast<CompoundAssignOperator>(b)) {
@@ -343,6 +352,20 @@ std::optional<Update> match_update(const Stmt *s, const VarDecl *&buf, const AST
     return u;
   }
   return std::nullopt;
+}
+
+// An update of a cell of `buf` (any shared array when buf is null).
+struct Update {
+  const Expr *a = nullptr;     // the updated cell's index
+  const Expr *other = nullptr; // y
+  Accumulation acc;
+};
+
+std::optional<Update> match_update(const Stmt *s, const VarDecl *&buf, const ASTContext &ctx) {
+  auto c = match_combine(s, ctx);
+  if (!c) return std::nullopt;
+  Update u{cell(c->target, buf), c->other, c->acc};
+  return u.a ? std::optional<Update>(u) : std::nullopt;
 }
 
 bool is_zero_literal(const Expr *e) {
@@ -723,8 +746,8 @@ int block_reads(const Stmt *s, const std::set<const VarDecl *> &tvars, std::vect
   return n;
 }
 
-// `if (t == 0) atomicOp(p, buf[0]);` with p independent of the block.
-bool is_block_result_atomic(const Stmt *s, const Collective &c, const Frame &frame) {
+// Whether `s` is `if (C) ...` without else, with C true for thread 0 alone.
+bool is_thread_zero_branch(const Stmt *s, const Frame &frame) {
   const auto *i = dyn_cast<IfStmt>(s);
   if (!i || i->getElse() || i->getInit() || i->getConditionVariable()) return false;
   Frame f = frame;
@@ -735,6 +758,13 @@ bool is_block_result_atomic(const Stmt *s, const Collective &c, const Frame &fra
     f.t = t;
     if (eval(i->getCond(), f) != Value(t == 0 ? 1 : 0)) return false;
   }
+  return true;
+}
+
+// `if (t == 0) atomicOp(p, buf[0]);` with p independent of the block.
+bool is_block_result_atomic(const Stmt *s, const Collective &c, const Frame &frame) {
+  if (!is_thread_zero_branch(s, frame)) return false;
+  const auto *i = cast<IfStmt>(s);
   const auto *call = dyn_cast_or_null<CallExpr>(single(i->getThen()));
   const FunctionDecl *fd = call ? call->getDirectCallee() : nullptr;
   if (!fd || !fd->getIdentifier() || fd->getName() != atomic_for(c.acc) || call->getNumArgs() != 2) return false;
@@ -743,7 +773,7 @@ bool is_block_result_atomic(const Stmt *s, const Collective &c, const Frame &fra
   Expr::EvalResult r;
   if (!index || !index->EvaluateAsInt(r, buf->getASTContext()) || !r.Val.getInt().isZero()) return false;
   std::vector<const Expr *> idioms;
-  return block_reads(call->getArg(0), *f.tvars, idioms) == 0 && idioms.empty();
+  return block_reads(call->getArg(0), *frame.tvars, idioms) == 0 && idioms.empty();
 }
 
 // Whether the reduction at body[at] may merge blocks; the plan when it may.
@@ -810,13 +840,307 @@ std::optional<Merge> mergeable(const Stmt *kernel_body, const std::vector<const 
   return m;
 }
 
+// ---- Serial reductions -----------------------------------------------------
+//
+// A block reduction written as one thread's loop:
+//   if (t == 0) { ...; for (i = S; i < N; ++i) { E op= F(i); ... } ... }
+// where F reads shared arrays (then after a barrier), or global ones when E
+// is not global memory, and values every thread of the block has. Every
+// thread computes a blockDim.x-strided share of op over F(S..N), the warps
+// combine the shares by shuffles, and thread 0 combines the total into E
+// where the loop was. Nothing before the loop in the branch may write the
+// kind of memory F reads, so the reduction can run before the branch and
+// read what the loop would have.
+
+struct SerialUpdate {
+  const Expr *target = nullptr; // E
+  Accumulation acc;
+  std::string element; // F, the loop variable written __kbcc_j
+  std::string type;    // E's type
+};
+
+struct Serial {
+  const Stmt *branch = nullptr; // if (t == 0) ...
+  const Stmt *loop = nullptr;   // the loop's statement in the branch (or its #pragma)
+  std::string var_type;         // the loop variable's type
+  std::string start, cond;      // S, and the loop's condition with the loop variable written __kbcc_j
+  std::string length;           // N in the launch-mapping language ("" when it has none)
+  std::vector<SerialUpdate> updates;
+  bool reads_global = false; // an element reads global memory
+  bool reads_shared = false; // an element reads a shared array
+};
+
+// The text of builtins that every thread of a block reads the same.
+std::optional<std::string> block_uniform_builtin(const Expr *e) {
+  auto b = as_builtin(e);
+  if (!b || b->var == Builtin::ThreadIdx) return std::nullopt;
+  static const char *const vars[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
+  return std::string(vars[b->var]) + "." + "xyz"[b->dim];
+}
+
+// Where an lvalue lives, as far as the kernel's text shows.
+enum class Place { Local, Shared, Global, Unknown };
+
+Place place_of(const Expr *lhs) {
+  lhs = lhs->IgnoreParenImpCasts();
+  const Expr *base = nullptr;
+  if (const auto *sub = dyn_cast<ArraySubscriptExpr>(lhs)) base = sub->getBase();
+  if (const auto *u = dyn_cast<UnaryOperator>(lhs); u && u->getOpcode() == UO_Deref) base = u->getSubExpr();
+  if (base && root_parameter(base)) return Place::Global;
+  const VarDecl *v = var_of(base ? base : lhs);
+  if (!v || (base && !v->getType()->isArrayType())) return Place::Unknown;
+  if (v->hasAttr<CUDASharedAttr>()) return Place::Shared;
+  return v->hasLocalStorage() ? Place::Local : Place::Global;
+}
+
+// Whether `s` may write shared memory (`shared`) or other memory: stores to
+// such places or to unknown ones, calls given addresses or shared
+// variables, barriers.
+bool may_write(const Stmt *s, bool shared) {
+  bool may = false;
+  auto stored = [&](const Expr *lhs) {
+    Place p = place_of(lhs);
+    return p == Place::Unknown || p == (shared ? Place::Shared : Place::Global);
+  };
+  walk(s, [&](const Stmt *x) {
+    if (const auto *b = dyn_cast<BinaryOperator>(x); b && b->isAssignmentOp()) may |= stored(b->getLHS());
+    if (const auto *u = dyn_cast<UnaryOperator>(x); u && u->isIncrementDecrementOp()) may |= stored(u->getSubExpr());
+    if (const auto *call = dyn_cast<CallExpr>(x))
+      for (const Expr *arg : call->arguments())
+        walk(arg, [&](const Stmt *y) {
+          const VarDecl *v = isa<DeclRefExpr>(y) ? var_of(cast<Expr>(y)) : nullptr;
+          may |= (v && v->hasAttr<CUDASharedAttr>()) ||
+                 (isa<UnaryOperator>(y) && cast<UnaryOperator>(y)->getOpcode() == UO_AddrOf);
+        });
+    may |= is_syncthreads(x);
+  });
+  return may;
+}
+
+// Whether an update of `target` (type `target_type`) by `other` may combine
+// `other` converted to the target's type: the same type; or integers, for the
+// operations that wrap; or a float into a double sum.
+bool convertible_element(QualType target_type, QualType other, const Accumulation &acc) {
+  target_type = target_type.getCanonicalType().getUnqualifiedType();
+  other = other.getCanonicalType().getUnqualifiedType();
+  if (target_type == other) return true;
+  if (acc.kind == Accumulation::MaxMin) return false;
+  if (target_type->isIntegerType() && other->isIntegerType()) return true;
+  return acc.kind == Accumulation::Sum && target_type->isSpecificBuiltinType(BuiltinType::Double) &&
+         other->isSpecificBuiltinType(BuiltinType::Float);
+}
+
+// Whether evaluating `s` may change state: calls other than builtin index
+// reads, assignments, increments.
+bool changes_state(const Stmt *s) {
+  if (!s) return false;
+  if (const auto *e = dyn_cast<Expr>(s); e && as_builtin(e)) return false;
+  if (isa<CallExpr>(s) || (isa<BinaryOperator>(s) && cast<BinaryOperator>(s)->isAssignmentOp()) ||
+      (isa<UnaryOperator>(s) && cast<UnaryOperator>(s)->isIncrementDecrementOp()))
+    return true;
+  return std::any_of(s->child_begin(), s->child_end(), changes_state);
+}
+
+// The lvalue `target` of a serial update: a local scalar, a shared scalar or
+// an array element at an index without side effects; why not ("" when it is).
+std::string serial_target(const KernelAst &k, const Expr *target, const VarDecl *var) {
+  const Expr *e = target->IgnoreParenImpCasts();
+  size_t b = 0, x = 0;
+  if (!k.span(target->getSourceRange(), b, x)) return "it accumulates into a place written in a macro";
+  if (changes_state(target) || refers_to(target, var)) return "it accumulates into a place the loop moves";
+  if (const auto *ref = dyn_cast<DeclRefExpr>(e)) {
+    const auto *v = dyn_cast<VarDecl>(ref->getDecl());
+    if (v && v->getType()->isScalarType()) return {};
+  }
+  if (isa<ArraySubscriptExpr>(e)) return {};
+  return "it accumulates into something other than a variable or an array element";
+}
+
+// Index reads that a serial element makes, for the overlap check.
+struct ElementReads {
+  std::vector<std::pair<const VarDecl *, const Expr *>> shared; // array, index
+  bool global = false;
+};
+
+// Whether `call` is a math function of CUDA's headers without side effects
+// (expf, __expf, fabsf, sqrt, max, ...).
+bool is_pure_math(const CallExpr *call, const SourceManager &sm) {
+  const FunctionDecl *fd = call->getDirectCallee();
+  if (!fd || !fd->getIdentifier() || !sm.isInSystemHeader(fd->getLocation())) return false;
+  std::string n = fd->getName().str();
+  if (n.rfind("__", 0) == 0) n = n.substr(2);
+  static const char *const known[] = {"exp",   "exp2", "exp10", "expm1", "log", "log2",  "log10", "log1p", "sqrt",
+                                      "rsqrt", "cbrt", "fabs",  "abs",   "pow", "sin",   "cos",   "tan",   "tanh",
+                                      "erf",   "fmax", "fmin",  "max",   "min", "floor", "ceil",  "round", "trunc"};
+  for (const char *k : known)
+    if (n == k || n == std::string(k) + "f") return true;
+  return false;
+}
+
+// F(i) as text every thread can evaluate before the branch at `branch`,
+// with i = __kbcc_j; nullopt when it is not.
+std::optional<std::string> element_text(const KernelAst &k, const Expr *other, const VarDecl *var, const Stmt *branch,
+                                        ElementReads &reads) {
+  const SourceManager &sm = k.sources();
+  bool bad = false;
+  Subst subst;
+  subst.vars[var] = "__kbcc_j";
+  subst.expr = [&](const Expr *e) -> std::optional<std::string> {
+    if (auto b = block_uniform_builtin(e)) return b;
+    if (const auto *call = dyn_cast<CallExpr>(e); call && is_pure_math(call, sm)) {
+      std::string text = call->getDirectCallee()->getName().str() + "(";
+      for (unsigned a = 0; a < call->getNumArgs(); ++a) {
+        auto arg = uniform_text(k, call->getArg(a), subst);
+        bad |= !arg;
+        text += (a ? ", " : "") + arg.value_or("");
+      }
+      return text + ")";
+    }
+    const auto *sub = dyn_cast<ArraySubscriptExpr>(e);
+    if (!sub) return std::nullopt;
+    const VarDecl *base = var_of(sub->getBase());
+    bool before = base && sm.isBeforeInTranslationUnit(base->getLocation(), branch->getBeginLoc());
+    bool shared = before && base == shared_array(sub->getBase());
+    // A pointer parameter, or a local pointer into one, never assigned.
+    bool global = before && base->getType()->isPointerType() && !assigns(k.kernel()->getBody(), base) &&
+                  (isa<ParmVarDecl>(base) || (base->hasLocalStorage() && root_parameter(sub->getBase())));
+    auto index = uniform_text(k, sub->getIdx(), subst);
+    if (!(shared || global) || !index) {
+      bad = true;
+      return "";
+    }
+    if (shared) reads.shared.emplace_back(base, sub->getIdx());
+    reads.global |= global;
+    return base->getName().str() + "[" + *index + "]";
+  };
+  auto text = uniform_text(k, other, subst);
+  return text && !bad ? text : std::nullopt;
+}
+
+// Whether the element reads of `reads` may see the shared cell `target`
+// that the loop updates: unless it is buf[c] with c before the loop's start
+// and every read of buf is at the loop variable.
+bool reads_target(const Expr *target, const ElementReads &reads, const VarDecl *var, const Expr *start,
+                  const ASTContext &ctx) {
+  const VarDecl *buf = nullptr;
+  const Expr *index = cell(target, buf);
+  if (!index) return false; // not a shared array's cell
+  Expr::EvalResult c, s;
+  bool before = index->EvaluateAsInt(c, ctx) && start->EvaluateAsInt(s, ctx) &&
+                c.Val.getInt().getExtValue() < s.Val.getInt().getExtValue();
+  for (const auto &[array, at] : reads.shared)
+    if (array == buf && (!before || !names(at, var))) return true;
+  return false;
+}
+
+// The updates of a serial loop's body; why it is not a list of them.
+std::string serial_updates(const KernelAst &k, const CountedLoop &h, const Stmt *branch, Serial &out) {
+  const ASTContext &ctx = k.context();
+  ElementReads reads;
+  std::vector<const Expr *> targets;
+  for (const Stmt *st : statements(h.loop->getBody())) {
+    if (isa<NullStmt>(st)) continue;
+    auto u = match_combine(st, ctx);
+    if (!u) return "its body is not a list of updates E op= F (op + | ^ & or a max/min function)";
+    if (std::string why = serial_target(k, u->target, h.var); !why.empty()) return why;
+    QualType type = u->target->getType();
+    if (!supported_element(type))
+      return "it accumulates a type that has no shuffle (int, unsigned, long long, float, double)";
+    if (!convertible_element(type, u->other->IgnoreImpCasts()->getType(), u->acc))
+      return "it accumulates values of another type";
+    for (const Expr *t : targets)
+      if (same_expr(t->IgnoreParenImpCasts(), u->target->IgnoreParenImpCasts(), ctx))
+        return "it updates one place twice";
+    auto element = element_text(k, u->other, h.var, branch, reads);
+    if (!element) return "an element is not computed from shared or global arrays at indexes every thread can compute";
+    targets.push_back(u->target);
+    out.updates.push_back({u->target, u->acc, *element, type_text(type, ctx)});
+  }
+  if (out.updates.empty()) return "its body is empty";
+  out.reads_global = reads.global;
+  out.reads_shared = !reads.shared.empty();
+  for (const Expr *t : targets) {
+    if (Place p = place_of(t); reads.global && (p == Place::Global || p == Place::Unknown))
+      return "it reads global memory and accumulates into global memory";
+    if (reads_target(t, reads, h.var, h.init, ctx)) return "it reads the cell it accumulates into";
+    for (const Expr *other : targets)
+      if (const VarDecl *v = var_of(other); v && t != other && refers_to(t, v))
+        return "an accumulated place depends on another accumulator";
+  }
+  return {};
+}
+
+// The serial loop `top` of the branch `branch` (body[at]); why it is not one.
+// `later` are the statements after the loop that may read its variable.
+std::string match_serial_loop(const KernelAst &k, const Stmt *top, const Stmt *branch,
+                              const std::vector<const Stmt *> &later, Serial &out) {
+  const ForStmt *loop = loop_of(top);
+  auto h = loop ? counted_loop(loop, true) : std::nullopt;
+  if (!h) return "its loop is not for (i = S; i < N; ++i)";
+  if (!isa<DeclStmt>(loop->getInit()))
+    for (const Stmt *s : later)
+      if (refers_to(s, h->var)) return "its loop variable is read after it";
+  Subst none;
+  none.expr = block_uniform_builtin;
+  auto start = uniform_text(k, h->init, none);
+  Subst at_j = none;
+  at_j.vars[h->var] = "__kbcc_j";
+  auto cond = uniform_text(k, loop->getCond(), at_j);
+  if (!start || !cond) return "its bounds are not values every thread of the block has";
+  out.branch = branch;
+  out.loop = top;
+  out.var_type = type_text(h->var->getType(), k.context());
+  out.start = *start;
+  out.cond = *cond;
+  if (auto n = as_mapping_expr(h->bound)) out.length = h->inclusive ? "(" + *n + " + 1)" : *n;
+  return serial_updates(k, *h, branch, out);
+}
+
+// The serial reductions in thread 0's branch at body[at], appended to `out`;
+// why there are none ("" when there are).
+std::string match_serials(const KernelAst &k, const std::vector<const Stmt *> &body, size_t at,
+                          std::vector<Serial> &out) {
+  bool barrier = at > 0 && is_syncthreads(body[at - 1]);
+  auto list = statements(cast<IfStmt>(body[at])->getThen());
+  std::string why = "thread 0's branch has no loop at its top level";
+  bool wrote_shared = false, wrote_global = false;
+  size_t found = 0;
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (loop_of(list[i])) {
+      std::vector<const Stmt *> later(list.begin() + static_cast<long>(i) + 1, list.end());
+      later.insert(later.end(), body.begin() + static_cast<long>(at) + 1, body.end());
+      Serial s;
+      std::string w = match_serial_loop(k, list[i], body[at], later, s);
+      if (w.empty() && s.reads_shared && !barrier) w = "it reads the block's cells without a barrier before the branch";
+      if (w.empty() && s.reads_shared && wrote_shared) w = "the branch may write shared memory before it";
+      if (w.empty() && s.reads_global && wrote_global) w = "the branch may write global memory before it";
+      if (w.empty()) {
+        out.push_back(std::move(s));
+        ++found;
+      } else if (found == 0) {
+        why = "thread 0's loop is not a reduction: " + w;
+      }
+    }
+    wrote_shared |= may_write(list[i], true);
+    wrote_global |= may_write(list[i], false);
+  }
+  return found > 0 ? "" : why;
+}
+
 // ---- The plan --------------------------------------------------------------
 
 struct Plan {
   std::vector<Collective> collectives;
+  std::vector<Serial> serials;
   std::optional<Merge> merge; // for the only collective, a reduction
   bool floating_sum = false;
+  std::string reduction_length; // of the floating sums, in the launch-mapping language
 };
+
+// `a` and `b` (lengths in the launch-mapping language) as the longer one.
+std::string longer(const std::string &a, const std::string &b) {
+  return a.empty() || a == b ? b : "max(" + a + ", " + b + ")";
+}
 
 Expected<Plan> analyze(const KernelAst &k) {
   const auto *body = dyn_cast_or_null<CompoundStmt>(k.kernel()->getBody());
@@ -830,13 +1154,20 @@ Expected<Plan> analyze(const KernelAst &k) {
   frame.tvars = &tvars;
   std::vector<const Stmt *> list(body->body_begin(), body->body_end());
   Plan plan;
-  std::string first_why;
+  std::string first_why, serial_why;
   for (size_t i = 0; i < list.size(); ++i) {
+    // A thread that has returned takes no part in a shuffle of the full warp.
+    bool returned = std::any_of(list.begin(), list.begin() + static_cast<long>(i), has_return);
+    if (is_thread_zero_branch(list[i], frame)) {
+      std::string why =
+          returned ? "a thread may return before thread 0's branch" : match_serials(k, list, i, plan.serials);
+      if (serial_why.empty()) serial_why = why;
+      continue;
+    }
     const ForStmt *loop = loop_of(list[i]);
     if (!loop || !has_barrier(loop->getBody())) continue;
     Collective c;
-    // A thread that has returned takes no part in a shuffle of the full warp.
-    if (std::any_of(list.begin(), list.begin() + static_cast<long>(i) + 1, has_return)) {
+    if (returned || has_return(list[i])) {
       if (first_why.empty()) first_why = "a thread may return before the loop with barriers";
       continue;
     }
@@ -845,14 +1176,26 @@ Expected<Plan> analyze(const KernelAst &k) {
       continue;
     }
     QualType element = c.buf->getType()->getAsArrayTypeUnsafe()->getElementType();
-    plan.floating_sum |= element->isRealFloatingType() && c.acc.kind == Accumulation::Sum;
+    if (element->isRealFloatingType() && c.acc.kind == Accumulation::Sum) {
+      plan.floating_sum = true;
+      plan.reduction_length = longer(plan.reduction_length, "1024");
+    }
     plan.collectives.push_back(c);
     if (auto m = mergeable(body, list, i, c, frame)) plan.merge = m;
   }
-  if (plan.collectives.empty())
-    return not_applicable(first_why.empty() ? "no loop with a __syncthreads() per step at the top of the kernel's body"
-                                            : first_why);
-  if (plan.collectives.size() > 1) plan.merge.reset();
+  for (const Serial &s : plan.serials)
+    for (const SerialUpdate &u : s.updates)
+      if (u.acc.kind == Accumulation::Sum && u.target->getType()->isRealFloatingType()) {
+        plan.floating_sum = true;
+        plan.reduction_length = longer(plan.reduction_length, s.length.empty() ? "1024" : s.length);
+      }
+  if (plan.collectives.empty() && plan.serials.empty()) {
+    if (!first_why.empty()) return not_applicable(first_why);
+    if (!serial_why.empty()) return not_applicable(serial_why);
+    return not_applicable("no loop with a __syncthreads() per step, nor a loop of thread 0 over the block's cells, at "
+                          "the top of the kernel's body");
+  }
+  if (plan.collectives.size() != 1 || !plan.serials.empty()) plan.merge.reset();
   return plan;
 }
 
@@ -922,6 +1265,60 @@ std::string fast_scan(const Collective &c, const std::string &buf, int n, long i
          "  __syncthreads();\n}";
 }
 
+// The pieces of a serial reduction's text for update `u`, numbered `id`.
+struct SerialText {
+  std::string total, share, step, warp, last;
+};
+
+SerialText serial_text(const Serial &s, const SerialUpdate &u, const std::string &id) {
+  std::string p = "__kbcc_p" + id, w = "__kbcc_w" + id, zero = "(" + u.type + ")0";
+  bool idempotent = u.acc.kind == Accumulation::MaxMin || u.acc.kind == Accumulation::And;
+  SerialText t;
+  t.total = "  " + u.type + " __kbcc_r" + id + " = " + zero + ";\n";
+  t.share = "  " + u.type + " " + p + " = " + zero + ";\n";
+  if (idempotent) // any element is a neutral start for an idempotent operation
+    t.share += "  {\n  const " + s.var_type + " __kbcc_j = (" + s.var_type + ")(" + s.start + ");\n  if " + s.cond +
+               " " + p + " = (" + u.type + ")(" + u.element + ");\n  }\n";
+  t.step = "  " + p + " = " + combine_text(u.acc, p, "(" + u.type + ")(" + u.element + ")") + ";\n";
+  t.warp = warp_reduce(u.acc, p) + "  __shared__ " + u.type + " " + w + "[32];\n  if (threadIdx.x % 32u == 0u) " + w +
+           "[threadIdx.x / 32u] = " + p + ";\n";
+  t.last = "  " + p + " = threadIdx.x < blockDim.x / 32u ? " + w +
+           "[threadIdx.x] : " + (idempotent ? w + "[0]" : zero) + ";\n" + warp_reduce(u.acc, p) + "  __kbcc_r" + id +
+           " = " + p + ";\n";
+  return t;
+}
+
+// The block reduction of a serial loop's elements, placed before its branch,
+// after which thread 0 holds each update's total in __kbcc_r<n>_<u>.
+std::string serial_reduce(const Serial &s, const std::string &n) {
+  SerialText all;
+  for (size_t i = 0; i < s.updates.size(); ++i) {
+    SerialText t = serial_text(s, s.updates[i], n + "_" + std::to_string(i));
+    all.total += t.total;
+    all.share += t.share;
+    all.step += t.step;
+    all.warp += t.warp;
+    all.last += t.last;
+  }
+  std::string loop = "  for (" + s.var_type + " __kbcc_j = (" + s.var_type + ")((" + s.start + ") + threadIdx.x); " +
+                     s.cond + "; __kbcc_j += blockDim.x) {\n" + all.step + "  }\n";
+  return "const bool __kbcc_sf" + n + " = blockDim.x % 32u == 0u && blockDim.y == 1u && blockDim.z == 1u;\n" +
+         all.total + "  if (__kbcc_sf" + n + ") {\n" + all.share + loop + all.warp +
+         "  __syncthreads();\n  if (threadIdx.x < 32u) {\n" + all.last + "  }\n  }\n  ";
+}
+
+// What replaces a serial loop in thread 0's branch (the loop stays for other block shapes).
+std::string serial_combine(const KernelAst &k, const Serial &s, const std::string &n) {
+  std::string out = "if (__kbcc_sf" + n + ") {\n  const " + s.var_type + " __kbcc_j = (" + s.var_type + ")(" + s.start +
+                    ");\n  if " + s.cond + " {\n";
+  for (size_t i = 0; i < s.updates.size(); ++i) {
+    std::string e = k.text(s.updates[i].target->getSourceRange()), total = "__kbcc_r";
+    total.append(n).append("_").append(std::to_string(i));
+    out.append("  ").append(e).append(" = ").append(combine_text(s.updates[i].acc, e, total)).append(";\n");
+  }
+  return out + "  }\n  } else {\n  ";
+}
+
 Status merge_blocks(const KernelAst &k, const Collective &c, const Merge &m, long factor, Edits &e) {
   size_t begin = statement_begin(k, m.first), lhs_b = 0, lhs_e = 0, rhs_b = 0, rhs_e = 0;
   if (begin == std::string::npos || !k.span(m.store->getLHS()->getSourceRange(), lhs_b, lhs_e) ||
@@ -977,6 +1374,7 @@ Expected<std::vector<Axis>> space(const Input &in) {
   auto plan = analyze(*in.ast);
   if (!plan) return plan.error();
   if (plan->merge) return std::vector<Axis>{{"factor", {"16", "8", "32", "4", "1"}}};
+  if (!plan->serials.empty()) return std::vector<Axis>{};
   if (!virtual_threads_refusal(*in.ast, collective_statements(*plan)).empty()) return std::vector<Axis>{};
   Axis items{"items", {}};
   for (const char *v : {"4", "2", "8"})
@@ -1006,6 +1404,8 @@ Expected<Output> apply(const Input &in, const Params &params) {
   if (factor < 1 || factor > 256) return not_applicable("factor out of range");
   if (items != 1 && items != 2 && items != 4 && items != 8 && items != 16)
     return not_applicable("items must be 1, 2, 4, 8 or 16");
+  if (items > 1 && !plan->serials.empty())
+    return not_applicable("a kernel with thread 0's reductions keeps its threads");
   Edits e;
   std::map<const Stmt *, std::string> rewritten;
   int n = 0;
@@ -1022,6 +1422,15 @@ Expected<Output> apply(const Input &in, const Params &params) {
     e.insert(at, std::string("if (") + kFastShape + ") " + fast + " else {\n  ");
     e.insert(end, "\n  }");
   }
+  for (const Serial &s : plan->serials) {
+    size_t at = statement_begin(k, s.branch), begin = statement_begin(k, s.loop), end = statement_end(k, s.loop);
+    if (at == std::string::npos || begin == std::string::npos || end == std::string::npos)
+      return not_applicable("thread 0's loop is written in a macro");
+    std::string id = std::to_string(n++);
+    e.insert(at, serial_reduce(s, id));
+    e.insert(begin, serial_combine(k, s, id));
+    e.insert(end, "\n  }");
+  }
   if (items > 1)
     if (auto st = add_virtual_threads(k, items, rewritten, e); !st) return st.error();
   if (factor > 1)
@@ -1031,7 +1440,7 @@ Expected<Output> apply(const Input &in, const Params &params) {
   Output out;
   out.source = *text;
   out.numerics = plan->floating_sum ? cache::kNumericsReassociates : cache::kNumericsExact;
-  if (plan->floating_sum) out.reduction_length = "1024";
+  out.reduction_length = plan->reduction_length;
   if (items > 1) out.launch = items_mapping(items);
   if (factor > 1) {
     launch::LaunchMapping m;
@@ -1050,7 +1459,8 @@ Transform collectives_transform() {
           cache::kNumericsReassociates,
           "a block reduction or scan over a shared array with a barrier per step becomes warp shuffles (checked by "
           "running its index arithmetic for every power-of-two block); a reduction sent to one atomic merges "
-          "`factor` blocks; otherwise each thread may hold `items` cells (block.x / items threads)",
+          "`factor` blocks; otherwise each thread may hold `items` cells (block.x / items threads); thread 0's loop "
+          "over the block's cells after a barrier becomes a reduction by every thread",
           true,
           space,
           apply};

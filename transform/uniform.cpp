@@ -45,14 +45,17 @@ std::vector<Repl> disjoint(std::vector<Repl> repls) {
 }
 
 // Offsets of `s` in the definition, also when it is a whole macro expansion
-// (`R` of `#define R 3`): then the text is the macro's invocation.
+// (`R` of `#define R 3`) or begins or ends with one (`i < N`): then the text
+// has the macro's invocation.
 bool span_of(const KernelAst &k, const Stmt *s, size_t &b, size_t &x) {
   if (k.span(s->getSourceRange(), b, x)) return true;
   SourceLocation first, last;
   const LangOptions &lang = k.context().getLangOpts();
-  return Lexer::isAtStartOfMacroExpansion(s->getBeginLoc(), k.sources(), lang, &first) &&
-         Lexer::isAtEndOfMacroExpansion(s->getEndLoc(), k.sources(), lang, &last) &&
-         k.span(SourceRange(first, last), b, x);
+  if (Lexer::isAtStartOfMacroExpansion(s->getBeginLoc(), k.sources(), lang, &first) &&
+      Lexer::isAtEndOfMacroExpansion(s->getEndLoc(), k.sources(), lang, &last) &&
+      k.span(SourceRange(first, last), b, x))
+    return true;
+  return k.file_span(s->getSourceRange(), b, x); // `i < N`: whole invocations at its ends
 }
 
 // Text of `e` computed the same by every thread: parameters, literals and

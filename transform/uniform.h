@@ -31,7 +31,8 @@ std::string spliced(const std::string &src, size_t b, size_t x, const std::vecto
 std::vector<Repl> disjoint(std::vector<Repl> repls);
 
 // Offsets of `s` in the definition, also when it is a whole macro expansion
-// (`R` of `#define R 3`): then the text is the macro's invocation.
+// (`R` of `#define R 3`) or begins or ends with one (`i < N`): then the text
+// has the macro's invocation.
 bool span_of(const KernelAst &k, const clang::Stmt *s, size_t &b, size_t &x);
 
 // What uniform_text writes in place of variables, and of whole expressions

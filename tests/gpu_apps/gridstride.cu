@@ -4,12 +4,15 @@
 // matrix scale whose index multiplies blockIdx by a constant tile, also
 // with the row index in x; and per-block sums whose tree steps start with
 // the barrier and combine cells 2 * s * t and 2 * s * t + s, after a
-// grid-stride loop into each thread's cell. Each is run on several sizes, including ones that
-// are not multiples of any block and one smaller than the grid, and checked against a CPU reference: "<kernel> <size>
-// ok" or "... WRONG".
+// grid-stride loop into each thread's cell; and per-channel means whose
+// block partial sums thread 0 adds up in a loop, C89 style. Each is run on
+// several sizes, including ones that are not multiples of any block and one
+// smaller than the grid, and checked against a CPU reference: "<kernel>
+// <size> ok" or "... WRONG".
 #include "common.h"
 
 #include <cmath>
+#include <utility>
 #include <vector>
 
 __global__ void col_sumsq(int rows, int cols, const float *x, float *out) {
@@ -69,6 +72,29 @@ __global__ void block_sums(const float *in, float *out, int n) {
     if (index < blockDim.x) sdata[index] += sdata[index + s];
   }
   if (tid == 0) out[blockIdx.x] = sdata[0];
+}
+
+#define MEAN_THREADS 512
+__global__ void channel_mean(const float *x, int batch, int channels, int spatial, float *mean) {
+  __shared__ float local[MEAN_THREADS];
+  int id = threadIdx.x;
+  int filter = blockIdx.x;
+  int i, j;
+  local[id] = 0;
+  for (j = 0; j < batch; ++j) {
+    for (i = 0; i < spatial; i += MEAN_THREADS) {
+      int index = j * spatial * channels + filter * spatial + i + id;
+      local[id] += (i + id < spatial) ? x[index] : 0;
+    }
+  }
+  __syncthreads();
+  if (id == 0) {
+    mean[filter] = 0;
+    for (i = 0; i < MEAN_THREADS; ++i) {
+      mean[filter] += local[i];
+    }
+    mean[filter] /= spatial * batch;
+  }
 }
 
 namespace {
@@ -175,6 +201,26 @@ int main() {
       ok = ok && std::fabs(c[b] - want) <= 1e-5 * scale + 1e-6;
     }
     report("block_sums", n, ok);
+  }
+  const int channels = 64;
+  for (auto [batch, spatial] : {std::pair{16, 4096}, std::pair{3, 3136}, std::pair{1, 100}}) {
+    CHECK(cudaMemset(dc, 0, channels * sizeof(float)));
+    channel_mean<<<channels, MEAN_THREADS>>>(da, batch, channels, spatial, dc);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(c.data(), dc, channels * sizeof(float), cudaMemcpyDeviceToHost));
+    bool ok = true;
+    for (int f = 0; f < channels; ++f) {
+      double want = 0, scale = 0;
+      for (int j = 0; j < batch; ++j)
+        for (int i = 0; i < spatial; ++i) {
+          float v = a[((size_t)j * channels + f) * spatial + i];
+          want += v, scale += std::fabs(v);
+        }
+      want /= (double)spatial * batch;
+      scale /= (double)spatial * batch;
+      ok = ok && std::fabs(c[f] - want) <= 1e-5 * scale + 1e-6;
+    }
+    report("channel_mean", batch * spatial, ok);
   }
   return 0;
 }

@@ -663,6 +663,40 @@ TEST(Transforms, CollectivesRecogniseHillisSteeleScans) {
                                       "block.y == 1", "block.z == 1"}));
 }
 
+TEST(Transforms, CollectivesShareThreadZerosLoopsWithTheBlock) {
+  Parsed p(R"(__global__ void stats(const float *x, float *out) {
+  __shared__ float v[256];
+  v[threadIdx.x] = x[blockIdx.x * 256 + threadIdx.x];
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float s = 0.0f, q = 0.0f;
+    for (int i = 0; i < 256; ++i) s += v[i];
+    for (int i = 0; i < 256; ++i) q += v[i] * v[i];
+    v[0] = s;
+    for (int i = 1; i < 256; ++i) q += v[i];
+    out[blockIdx.x] = s + q;
+  }
+})");
+  const Transform *t = find_transform("shuffle_collectives");
+  auto axes = t->space(p.in);
+  ASSERT_TRUE(axes) << axes.error().message;
+  EXPECT_TRUE(axes->empty()) << "thread 0's loops take no parameters";
+  auto out = t->apply(p.in, {});
+  ASSERT_TRUE(out) << out.error().message;
+  const std::string &text = out->source;
+  // The first two loops become block reductions, each combined where it was...
+  EXPECT_NE(text.find("s = s + __kbcc_r0_0;"), std::string::npos) << text;
+  EXPECT_NE(text.find("__kbcc_p1_0 = __kbcc_p1_0 + (float)((v[(__kbcc_j)] * v[(__kbcc_j)]));"), std::string::npos);
+  EXPECT_NE(text.find("q = q + __kbcc_r1_0;"), std::string::npos) << text;
+  // ...the third reads cells after the branch stores one: it stays as written.
+  EXPECT_EQ(text.find("__kbcc_sf2"), std::string::npos) << text;
+  EXPECT_NE(text.find("    for (int i = 1; i < 256; ++i) q += v[i];"), std::string::npos) << text;
+  EXPECT_FALSE(out->launch);
+  EXPECT_EQ(out->numerics, kbcc::cache::kNumericsReassociates);
+  EXPECT_EQ(out->reduction_length, "256");
+  EXPECT_FALSE(t->apply(p.in, {{"items", "2"}})) << "thread 0's loops keep the block's threads";
+}
+
 TEST(Transforms, CollectivesOfferCellsPerThreadTheLaunchesAllow) {
   Parsed p(tree(kSequential, "if (t < s) buf[t] += buf[t + s];", "if (t == 0) out[blockIdx.x] = buf[0];"));
   auto values = [&](uint32_t block) {
