@@ -563,6 +563,17 @@ std::optional<std::string> as_mapping_expr(const Expr *e) {
   }
   const auto *b = dyn_cast<BinaryOperator>(e);
   if (!b) return std::nullopt;
+  if (b->getOpcode() == BO_Shl || b->getOpcode() == BO_Shr) { // constants only: `1 << 20`
+    auto l = as_mapping_expr(b->getLHS()), r = as_mapping_expr(b->getRHS());
+    auto number = [](const std::optional<std::string> &t) -> std::optional<int64_t> {
+      if (!t || t->empty() || t->find_first_not_of("0123456789") != std::string::npos || t->size() > 18)
+        return std::nullopt;
+      return std::stoll(*t);
+    };
+    auto x = number(l), y = number(r);
+    if (!x || !y || *y > 62 || (b->getOpcode() == BO_Shl && *x > (INT64_MAX >> *y))) return std::nullopt;
+    return std::to_string(b->getOpcode() == BO_Shl ? *x << *y : *x >> *y);
+  }
   const char *op = b->getOpcode() == BO_Add   ? "+"
                    : b->getOpcode() == BO_Sub ? "-"
                    : b->getOpcode() == BO_Mul ? "*"

@@ -143,7 +143,8 @@ const clang::IfStmt *work_block(const clang::CompoundStmt *block);
 std::vector<const clang::Expr *> guard_bounds(const clang::CompoundStmt *body, const clang::VarDecl *var);
 
 // `e` in the launch-mapping language when it is built from integer
-// parameters, integer literals, + - * / and parentheses, or from locals
+// parameters, integer literals, + - * / and parentheses (and shifts of
+// constants, `1 << 20`, folded), or from locals
 // whose value_of is; nullopt otherwise.
 std::optional<std::string> as_mapping_expr(const clang::Expr *e);
 

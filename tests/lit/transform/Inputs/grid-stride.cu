@@ -111,6 +111,11 @@ __global__ void scale_macro(float a, float *x) {
     x[i] *= a;
 }
 
+__global__ void scale_shift(float a, float *x) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (1 << 20); i += blockDim.x * gridDim.x)
+    x[i] *= a;
+}
+
 // The block extent written as a constant instead of blockDim.
 #define BLOCK_SIZE 256
 #define TILE 16
