@@ -23,10 +23,11 @@
 // prefix of element t in buf[t]. The rewrite keeps the loop for any other
 // block shape, behind a block-uniform test.
 //
-// Thread 0's loop: `__syncthreads(); if (t == 0) { ... for (i = S; i < N;
-// ++i) E op= F(i); ... }` at the top level, F reading shared (or global)
-// arrays at indexes every thread can compute, becomes a reduction of F(S..N)
-// by every thread before the branch (section "Serial reductions").
+// Thread 0's loop: `if (t == 0) { ... for (i = S; i < N; ++i) E op= F(i);
+// ... }` at the top level (right after a barrier when F reads shared
+// arrays), F reading shared or global arrays at indexes every thread can
+// compute, becomes a reduction of F(S..N) by every thread before the branch
+// (section "Serial reductions").
 //
 // Block merging (`factor`): when a reduction's block result goes only to one
 // global atomic of the same operation (`if (t == 0) atomicAdd(p, buf[0]);`
