@@ -5,7 +5,6 @@
 #include "transform/transform.h"
 
 #include "clang/AST/ExprCXX.h"
-#include "clang/Lex/Lexer.h"
 
 #include <algorithm>
 
@@ -48,14 +47,7 @@ std::vector<Repl> disjoint(std::vector<Repl> repls) {
 // (`R` of `#define R 3`) or begins or ends with one (`i < N`): then the text
 // has the macro's invocation.
 bool span_of(const KernelAst &k, const Stmt *s, size_t &b, size_t &x) {
-  if (k.span(s->getSourceRange(), b, x)) return true;
-  SourceLocation first, last;
-  const LangOptions &lang = k.context().getLangOpts();
-  if (Lexer::isAtStartOfMacroExpansion(s->getBeginLoc(), k.sources(), lang, &first) &&
-      Lexer::isAtEndOfMacroExpansion(s->getEndLoc(), k.sources(), lang, &last) &&
-      k.span(SourceRange(first, last), b, x))
-    return true;
-  return k.file_span(s->getSourceRange(), b, x); // `i < N`: whole invocations at its ends
+  return k.span(s->getSourceRange(), b, x) || k.file_span(s->getSourceRange(), b, x);
 }
 
 // Text of `e` computed the same by every thread: parameters, literals and
