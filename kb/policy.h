@@ -26,7 +26,7 @@ inline constexpr int kKbFormatVersion = 1;
 
 // Mechanical (no-LLM) lowerings implemented by agent/; an optimization names
 // one in its "mechanical" field (docs/kb-format.md lists them).
-inline constexpr std::array<const char *, 17> kMechanicalLowerings = {"launch_bounds",
+inline constexpr std::array<const char *, 18> kMechanicalLowerings = {"launch_bounds",
                                                                       "maxnreg",
                                                                       "unroll",
                                                                       "restrict_ldg",
@@ -35,6 +35,7 @@ inline constexpr std::array<const char *, 17> kMechanicalLowerings = {"launch_bo
                                                                       "thread_coarsening",
                                                                       "split_loop_across_warp",
                                                                       "smem_privatized_atomics",
+                                                                      "warp_aggregated_atomics",
                                                                       "smem_transpose_staging",
                                                                       "interchange_thread_axes",
                                                                       "smem_tiling",

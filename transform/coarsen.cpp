@@ -1,4 +1,5 @@
-// thread_coarsening and smem_privatized_atomics.
+// thread_coarsening and the atomic transforms built on it
+// (smem_privatized_atomics, warp_aggregated_atomics).
 //
 // thread_coarsening: each thread of a global-index kernel (x only) handles
 // `factor` items, block-strided so that a warp's accesses stay contiguous:
@@ -14,14 +15,23 @@
 // nowhere else) go to a per-block copy of its first `bins` elements in shared
 // memory, flushed with one global atomic per non-zero bin at the end;
 // indexes outside the copy still update global memory directly.
+//
+// warp_aggregated_atomics: on top of that coarsening, atomic updates whose
+// address is the same for every thread of the grid (`atomicAdd(sum, x)`,
+// `atomicMax(&best[0], v)`) go to a register of each thread instead; at the
+// end, the block combines its registers with warp shuffles and one slot per
+// warp in shared memory, and thread 0 issues one atomic per address.
 #include "cache/variant.h"
 #include "transform/edits.h"
 #include "transform/index_space.h"
 #include "transform/transform.h"
+#include "transform/uniform.h"
 
 #include "clang/AST/ExprCXX.h"
 
 #include <functional>
+#include <map>
+#include <optional>
 
 namespace kbcc::transform {
 using namespace clang;
@@ -229,6 +239,271 @@ Expected<Output> privatize_apply(const Input &in, const Params &params) {
   return out;
 }
 
+// An atomic update kbcc can combine in registers: its family and whether it
+// subtracts (atomicSub, a sum of negated values).
+struct Combiner {
+  enum Family { Sum, Max, Min, Or, And, Xor } family = Sum;
+  bool negated = false;
+};
+
+std::optional<Combiner> combiner(const std::string &name) {
+  static const std::map<std::string, Combiner> table = {
+      {"atomicAdd", {Combiner::Sum, false}}, {"atomicSub", {Combiner::Sum, true}},
+      {"atomicMax", {Combiner::Max, false}}, {"atomicMin", {Combiner::Min, false}},
+      {"atomicOr", {Combiner::Or, false}},   {"atomicAnd", {Combiner::And, false}},
+      {"atomicXor", {Combiner::Xor, false}}};
+  auto it = table.find(name);
+  return it == table.end() ? std::nullopt : std::optional<Combiner>(it->second);
+}
+
+// `x` combined with `y` (simple names: each is read once or twice).
+std::string combined(Combiner::Family f, bool negated, const std::string &x, const std::string &y) {
+  switch (f) {
+  case Combiner::Sum:
+    return x + (negated ? " - " : " + ") + y;
+  case Combiner::Max:
+    return "(" + y + " > " + x + " ? " + y + " : " + x + ")";
+  case Combiner::Min:
+    return "(" + y + " < " + x + " ? " + y + " : " + x + ")";
+  case Combiner::Or:
+    return x + " | " + y;
+  case Combiner::And:
+    return x + " & " + y;
+  case Combiner::Xor:
+    return x + " ^ " + y;
+  }
+  return x;
+}
+
+// The register of one aggregated address: for an element type (canonical
+// CUDA text) and a family, the register's type (integer sums wrap like the
+// atomic, so they run unsigned) and the family's identity; nullopt when CUDA
+// has no such atomic for the type.
+struct Register {
+  std::string type, identity;
+};
+std::optional<Register> register_for(const std::string &type, Combiner::Family f) {
+  struct Row {
+    const char *type, *sum_type, *sum, *max, *min, *ones;
+  };
+  static const Row rows[] = {
+      {"int", "unsigned int", "0u", "(-2147483647 - 1)", "2147483647", "(~0)"},
+      {"unsigned int", "unsigned int", "0u", "0u", "0xffffffffu", "0xffffffffu"},
+      {"unsigned long long", "unsigned long long", "0ull", "0ull", "0xffffffffffffffffull", "0xffffffffffffffffull"},
+      {"long long", nullptr, nullptr, "(-9223372036854775807ll - 1)", "9223372036854775807ll", "(~0ll)"},
+      {"float", "float", "-0.0f", nullptr, nullptr, nullptr}, // -0 + x == x for every x, also -0
+      {"double", "double", "-0.0", nullptr, nullptr, nullptr}};
+  for (const Row &r : rows) {
+    if (type != r.type) continue;
+    bool integer = r.ones != nullptr;
+    const char *identity = f == Combiner::Sum   ? r.sum
+                           : f == Combiner::Max ? r.max
+                           : f == Combiner::Min ? r.min
+                           : f == Combiner::And ? r.ones
+                           : integer            ? "0"
+                                                : nullptr;
+    if (!identity) return std::nullopt;
+    return Register{f == Combiner::Sum ? r.sum_type : r.type, std::string(identity)};
+  }
+  return std::nullopt;
+}
+
+// `addr` as text every thread computes alike anywhere in the kernel, with
+// the pointer parameter it points into: `p`, `&p[c]`, `p + c` or `c + p`,
+// `p` never assigned by the kernel and `c` uniform_text. nullopt otherwise.
+std::optional<std::pair<const ParmVarDecl *, std::string>> uniform_address(const KernelAst &k, const Expr *addr) {
+  auto param = [&](const Expr *e) -> const ParmVarDecl * {
+    const auto *p = dyn_cast_or_null<ParmVarDecl>(var_of(e));
+    return p && p->getType()->isPointerType() && !assigns(k.kernel()->getBody(), p) ? p : nullptr;
+  };
+  addr = addr->IgnoreParenImpCasts();
+  if (const ParmVarDecl *p = param(addr)) return std::make_pair(p, p->getName().str());
+  const Expr *base = nullptr, *index = nullptr;
+  if (const auto *u = dyn_cast<UnaryOperator>(addr); u && u->getOpcode() == UO_AddrOf) {
+    if (const auto *sub = dyn_cast<ArraySubscriptExpr>(u->getSubExpr()->IgnoreParenImpCasts()))
+      base = sub->getBase(), index = sub->getIdx();
+  } else if (const auto *b = dyn_cast<BinaryOperator>(addr); b && b->getOpcode() == BO_Add) {
+    bool left = param(b->getLHS()) != nullptr;
+    base = left ? b->getLHS() : b->getRHS(), index = left ? b->getRHS() : b->getLHS();
+  }
+  const ParmVarDecl *p = base ? param(base) : nullptr;
+  auto offset = p ? uniform_text(k, index) : std::nullopt;
+  if (!offset) return std::nullopt;
+  return std::make_pair(p, "(" + p->getName().str() + " + " + *offset + ")");
+}
+
+// One address the block's updates go to, and its register.
+struct Aggregate {
+  std::string address;  // computed alike by every thread, anywhere in the kernel
+  std::string type;     // the element type
+  std::string function; // the atomic that flushes the block's total
+  Combiner::Family family = Combiner::Sum;
+  Register reg;
+  bool floating = false;
+};
+
+struct Aggregated {
+  const CallExpr *call = nullptr;
+  size_t group = 0;
+  bool negated = false;
+};
+
+struct Aggregable {
+  IndexSpace space;
+  std::vector<Aggregate> groups;
+  std::vector<Aggregated> updates;
+};
+
+// The atomics of a global-index kernel when every one is a statement
+// updating an address that is the same for every thread, all of one family,
+// and the arrays they update are touched nowhere else.
+Expected<Aggregable> aggregable(const KernelAst &k) {
+  auto s = index_space(k, true, true);
+  if (!s) return s.error();
+  Effects fx = effects_of(k.kernel());
+  if (fx.atomic_calls.empty()) return not_applicable("the kernel has no atomic updates");
+  std::set<const CallExpr *> statements;
+  statement_calls(s->body, statements);
+  Aggregable a;
+  a.space = *s;
+  std::map<const ParmVarDecl *, int> uses;
+  for (const CallExpr *call : fx.atomic_calls) {
+    const FunctionDecl *fd = call->getDirectCallee();
+    std::string name = fd ? fd->getName().str() : "an atomic";
+    auto c = combiner(name);
+    if (!c || call->getNumArgs() != 2)
+      return not_applicable(name + " is not an update that combines (atomicAdd, atomicSub, atomicMax, atomicMin, "
+                                   "atomicOr, atomicAnd, atomicXor)");
+    if (!statements.count(call)) return not_applicable("an atomic's result is used");
+    if (!a.groups.empty() && a.groups.front().family != c->family)
+      return not_applicable("the atomics combine by different operations");
+    auto addr = uniform_address(k, call->getArg(0));
+    if (!addr)
+      return not_applicable(
+          "an atomic's address is not one element of a pointer parameter, the same for every thread: '" +
+          k.text(call->getArg(0)->getSourceRange()) + "'");
+    QualType t = call->getArg(0)->getType()->getPointeeType();
+    std::string type = type_text(t, k.context());
+    auto reg = register_for(type, c->family);
+    if (!reg || (c->negated && t->isFloatingType()))
+      return not_applicable("no " + name + " of " + type.append(" to combine"));
+    ++uses[addr->first];
+    size_t g = 0;
+    while (g < a.groups.size() && a.groups[g].address != addr->second)
+      ++g;
+    if (g == a.groups.size())
+      a.groups.push_back(
+          {addr->second, type, c->family == Combiner::Sum ? "atomicAdd" : name, c->family, *reg, t->isFloatingType()});
+    a.updates.push_back({call, g, c->negated});
+  }
+  for (const auto &[p, n] : uses)
+    if (references(s->body, p) != n)
+      return not_applicable("the kernel reads or writes '" + p->getName().str() + "' other than by the atomics");
+  return a;
+}
+
+Expected<std::vector<Axis>> aggregate_space(const Input &in) {
+  auto a = aggregable(*in.ast);
+  if (!a) return a.error();
+  if (a->space.dims == 2) return std::vector<Axis>{{"factor", {"8", "4", "16"}}, {"block", {"32x8", "32x4"}}};
+  return std::vector<Axis>{{"factor", {"16", "4", "64"}}, {"block", {"256", "512"}}};
+}
+
+// The code that ends the kernel: each block combines its threads' registers
+// (warp shuffles, then one shared slot per warp) and thread 0 sends each
+// total to its address with one atomic; a block whose size is not a multiple
+// of 32 sends every thread's register instead.
+std::string flush_text(const Aggregable &a) {
+  auto acc = [](size_t g) { return "__kbcc_acc" + std::to_string(g); };
+  auto send = [&](size_t g) {
+    const Aggregate &x = a.groups[g];
+    std::string call = x.function + "(" + x.address + ", (" + x.type + ")" + acc(g) + ");";
+    return x.floating ? call : "if (" + acc(g) + " != " + x.reg.identity + ") " + call;
+  };
+  auto shuffle = [&](const std::string &indent) {
+    std::string t = indent + "for (int __kbcc_o = 16; __kbcc_o > 0; __kbcc_o >>= 1) {\n";
+    for (size_t g = 0; g < a.groups.size(); ++g) {
+      const Aggregate &x = a.groups[g];
+      t += indent + "  { const " + x.reg.type + " __kbcc_y = __shfl_xor_sync(0xffffffffu, " + acc(g) + ", __kbcc_o); " +
+           acc(g) + " = " + combined(x.family, false, acc(g), "__kbcc_y") + "; }\n";
+    }
+    return t + indent + "}\n";
+  };
+  std::string t = "  {\n  const unsigned __kbcc_nt = blockDim.x * blockDim.y * blockDim.z;\n"
+                  "  const unsigned __kbcc_t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);\n";
+  for (size_t g = 0; g < a.groups.size(); ++g)
+    t += "  __shared__ " + a.groups[g].reg.type + " __kbcc_part" + std::to_string(g) + "[32];\n";
+  t += "  if (__kbcc_nt % 32u == 0u) {\n" + shuffle("    ") + "    if (__kbcc_t % 32u == 0u) {\n";
+  for (size_t g = 0; g < a.groups.size(); ++g)
+    t += "      __kbcc_part" + std::to_string(g) + "[__kbcc_t / 32u] = " + acc(g) + ";\n";
+  t += "    }\n    __syncthreads();\n    if (__kbcc_t < 32u) {\n";
+  for (size_t g = 0; g < a.groups.size(); ++g)
+    t += "      " + acc(g) + " = __kbcc_t < __kbcc_nt / 32u ? __kbcc_part" + std::to_string(g) +
+         "[__kbcc_t] : " + a.groups[g].reg.identity + ";\n";
+  t += shuffle("      ") + "      if (__kbcc_t == 0u) {\n";
+  for (size_t g = 0; g < a.groups.size(); ++g)
+    t += "        " + send(g) + "\n";
+  t += "      }\n    }\n  } else {\n";
+  for (size_t g = 0; g < a.groups.size(); ++g)
+    t += "    " + send(g) + "\n";
+  return t + "  }\n  }\n";
+}
+
+Expected<Output> aggregate_apply(const Input &in, const Params &params) {
+  const KernelAst &k = *in.ast;
+  auto a = aggregable(k);
+  if (!a) return a.error();
+  const IndexSpace &s = a->space;
+  long factor = int_param(params, "factor", s.dims == 2 ? 8 : 16);
+  if (factor < 1 || factor > 256) return not_applicable("factor out of range");
+  const std::string &src = k.source();
+  size_t open = k.offset(s.body->getLBracLoc()), close = k.offset(s.body->getRBracLoc());
+  if (open == std::string::npos || close == std::string::npos) return not_applicable("the body is written in a macro");
+  Edits e;
+  std::string registers;
+  for (size_t g = 0; g < a->groups.size(); ++g)
+    registers +=
+        "\n  " + a->groups[g].reg.type + " __kbcc_acc" + std::to_string(g) + " = " + a->groups[g].reg.identity + ";";
+  e.insert(open + 1, registers);
+  Output out;
+  if (s.dims == 2) {
+    auto [bx, by] = shape_param(params, "block", "32x8");
+    if (bx < 32 || by < 1 || bx * by > 1024 || bx % 32 != 0) return not_applicable("block is not a valid 2-D shape");
+    if (auto st = coarsen_rows(k, s, factor, e); !st) return st.error();
+    out.launch = tile_mapping(s, bx, by * factor, bx, by);
+  } else {
+    long block = int_param(params, "block", 256);
+    if (!valid_block(block)) return not_applicable("block out of range");
+    if (auto st = coarsen_body(k, s, factor, e); !st) return st.error();
+    out.launch = coarse_mapping(s, block, factor);
+  }
+  e.insert(close, flush_text(*a));
+  bool floating = false;
+  for (const Aggregated &u : a->updates) {
+    const Aggregate &g = a->groups[u.group];
+    floating = floating || g.floating;
+    size_t b = 0, x = 0, vb = 0, vx = 0;
+    if (!k.span(u.call->getSourceRange(), b, x) || !k.span(u.call->getArg(1)->getSourceRange(), vb, vx))
+      return not_applicable("an atomic is written in a macro");
+    std::string acc = "__kbcc_acc" + std::to_string(u.group);
+    std::string cast = g.reg.type == g.type ? "(" + g.type + ")(" : "(" + g.reg.type + ")(" + g.type + ")(";
+    e.replace(b, vb, "{ const " + g.reg.type + " __kbcc_v = " + cast);
+    e.replace(vx, past_semicolon(src, x), "); " + acc + " = " + combined(g.family, u.negated, acc, "__kbcc_v") + "; }");
+  }
+  auto text = e.apply(src);
+  if (!text) return text.error();
+  out.source = *text;
+  out.numerics = floating ? cache::kNumericsReassociates : cache::kNumericsExact;
+  if (floating) {
+    std::vector<std::string> n;
+    for (int d = 0; d < s.dims; ++d)
+      if (!s.bounds[d].empty()) n.push_back(s.bounds[d].front());
+    out.reduction_length = n.size() == 2 ? "(" + n[0] + ") * (" + n[1] + ")" : n.empty() ? "" : n[0];
+  }
+  out.size_params.assign(s.bound_params.begin(), s.bound_params.end());
+  return out;
+}
+
 } // namespace
 
 Transform coarsen_transform() {
@@ -248,6 +523,16 @@ Transform privatize_transform() {
           true,
           privatize_space,
           privatize_apply};
+}
+
+Transform aggregate_transform() {
+  return {"warp_aggregated_atomics",
+          cache::kNumericsExact,
+          "atomics to an address that is the same for every thread accumulate in registers; each block combines "
+          "them with warp shuffles and sends one atomic per address; threads coarsened by `factor`",
+          true,
+          aggregate_space,
+          aggregate_apply};
 }
 
 } // namespace kbcc::transform

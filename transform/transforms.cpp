@@ -13,6 +13,7 @@ Transform block_size_transform();
 Transform coarsen_transform();
 Transform split_loop_transform();
 Transform privatize_transform();
+Transform aggregate_transform();
 Transform transpose_transform();
 Transform interchange_transform();
 Transform tiling_transform();
@@ -49,10 +50,10 @@ std::pair<long, long> shape_param(const Params &p, const char *key, const std::s
 const std::vector<Transform> &transforms() {
   static const std::vector<Transform> table = [] {
     std::vector<Transform> t = lexical_transforms();
-    for (Transform x :
-         {block_size_transform(), coarsen_transform(), split_loop_transform(), privatize_transform(),
-          transpose_transform(), interchange_transform(), tiling_transform(), register_blocking_transform(),
-          vectorize_transform(), cache_hint_transform(), collectives_transform(), window_transform()}) {
+    for (Transform x : {block_size_transform(), coarsen_transform(), split_loop_transform(), privatize_transform(),
+                        aggregate_transform(), transpose_transform(), interchange_transform(), tiling_transform(),
+                        register_blocking_transform(), vectorize_transform(), cache_hint_transform(),
+                        collectives_transform(), window_transform()}) {
       x.per_item = x.needs_ast && std::string(x.id) != "shuffle_collectives";
       t.push_back(x);
     }

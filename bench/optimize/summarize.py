@@ -134,9 +134,9 @@ def main():
     work = os.path.join(out, "work")
     here = os.path.dirname(os.path.abspath(__file__))
     apps = sorted(os.listdir(os.path.join(work, "seed"))) if os.path.isdir(os.path.join(work, "seed")) else []
-    groups = {"suite": ([], []), "extra": ([], []), "gridstride": ([], [])}
+    groups = {"suite": ([], []), "extra": ([], []), "gridstride": ([], []), "atomics": ([], [])}
     for app in apps:
-        group = next((g for g in ("extra", "gridstride") if os.path.exists(os.path.join(here, g, app + ".cu"))),
+        group = next((g for g in ("extra", "gridstride", "atomics") if os.path.exists(os.path.join(here, g, app + ".cu"))),
                      "suite")
         row, speedup = app_row(work, app, peak_bw, peak_flops)
         groups[group][0].append(row)
@@ -161,6 +161,8 @@ def main():
     if groups["gridstride"][0]:
         print_table("Grid-stride loops with the launches real programs use (bench/optimize/gridstride)",
                     *groups["gridstride"])
+    if groups["atomics"][0]:
+        print_table("Atomics to one address for every thread (bench/optimize/atomics)", *groups["atomics"])
 
 
 if __name__ == "__main__":

@@ -5,9 +5,11 @@
 // with the row index in x; and per-block sums whose tree steps start with
 // the barrier and combine cells 2 * s * t and 2 * s * t + s, after a
 // grid-stride loop into each thread's cell; and per-channel means whose
-// block partial sums thread 0 adds up in a loop, C89 style. Each is run on
-// several sizes, including ones that are not multiples of any block and one
-// smaller than the grid, and checked against a CPU reference: "<kernel>
+// block partial sums thread 0 adds up in a loop, C89 style; and a dot
+// product (float), squared norm (double) and nonzero count that every
+// element adds to with its own atomics on three fixed addresses. Each is run
+// on several sizes, including ones that are not multiples of any block and
+// one smaller than the grid, and checked against a CPU reference: "<kernel>
 // <size> ok" or "... WRONG".
 #include "common.h"
 
@@ -94,6 +96,14 @@ __global__ void channel_mean(const float *x, int batch, int channels, int spatia
       mean[filter] += local[i];
     }
     mean[filter] /= spatial * batch;
+  }
+}
+
+__global__ void dot_norm(int n, const float *a, const float *b, float *dot, double *norm, unsigned *nonzero) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+    atomicAdd(&dot[0], a[i] * b[i]);
+    atomicAdd(norm, (double)a[i] * a[i]);
+    if (a[i] != 0.0f) atomicAdd(nonzero, 1u);
   }
 }
 
@@ -221,6 +231,37 @@ int main() {
       ok = ok && std::fabs(c[f] - want) <= 1e-5 * scale + 1e-6;
     }
     report("channel_mean", batch * spatial, ok);
+  }
+  for (size_t k = 0; k < cells; k += 5)
+    a[k] = 0.0f; // not counted as nonzero
+  CHECK(cudaMemcpy(da, a.data(), cells * sizeof(float), cudaMemcpyHostToDevice));
+  unsigned *dcount = nullptr;
+  double *dnorm = nullptr;
+  CHECK(cudaMalloc(&dcount, sizeof(unsigned)));
+  CHECK(cudaMalloc(&dnorm, sizeof(double)));
+  for (int n : {1 << 20, 100003, 100}) {
+    CHECK(cudaMemset(dc, 0, sizeof(float)));
+    CHECK(cudaMemset(dnorm, 0, sizeof(double)));
+    CHECK(cudaMemset(dcount, 0, sizeof(unsigned)));
+    dot_norm<<<64, 256>>>(n, da, db, dc, dnorm, dcount);
+    CHECK(cudaGetLastError());
+    float got = 0;
+    double got_norm = 0;
+    unsigned count = 0;
+    CHECK(cudaMemcpy(&got, dc, sizeof(got), cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(&got_norm, dnorm, sizeof(got_norm), cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(&count, dcount, sizeof(count), cudaMemcpyDeviceToHost));
+    double dot = 0, dot_scale = 0, norm = 0;
+    unsigned want_count = 0;
+    for (int i = 0; i < n; ++i) {
+      dot += (double)a[i] * b[i], dot_scale += std::fabs((double)a[i] * b[i]);
+      norm += (double)a[i] * a[i];
+      want_count += a[i] != 0.0f;
+    }
+    // Atomics add in any order: allow what reordering 1M terms can cost.
+    bool ok = std::fabs(got - dot) <= 1e-4 * dot_scale + 1e-6 && std::fabs(got_norm - norm) <= 1e-9 * norm + 1e-12 &&
+              count == want_count;
+    report("dot_norm", n, ok);
   }
   return 0;
 }

@@ -83,10 +83,11 @@ std::string refusal(const char *id, const std::string &source) {
 } // namespace
 
 TEST(Transforms, TheTableHasEveryKbMechanicalLowering) {
-  for (const char *id : {"launch_bounds", "maxnreg", "unroll", "restrict_ldg", "fast_math", "block_size",
-                         "thread_coarsening", "split_loop_across_warp", "smem_privatized_atomics",
-                         "smem_transpose_staging", "interchange_thread_axes", "smem_tiling", "register_blocking",
-                         "vectorized_loads", "cache_hint_streaming", "shuffle_collectives", "sliding_window"})
+  for (const char *id :
+       {"launch_bounds", "maxnreg", "unroll", "restrict_ldg", "fast_math", "block_size", "thread_coarsening",
+        "split_loop_across_warp", "smem_privatized_atomics", "warp_aggregated_atomics", "smem_transpose_staging",
+        "interchange_thread_axes", "smem_tiling", "register_blocking", "vectorized_loads", "cache_hint_streaming",
+        "shuffle_collectives", "sliding_window"})
     EXPECT_NE(find_transform(id), nullptr) << id;
 }
 
@@ -291,6 +292,52 @@ TEST(Transforms, PrivatizedAtomicsNeedTheirResultUnused) {
 })"),
       "an atomic's result is used");
   EXPECT_NE(refusal("smem_privatized_atomics", kSaxpy).find("no atomic"), std::string::npos);
+}
+
+TEST(Transforms, AggregatedAtomicsNeedOneAddressForEveryThread) {
+  const char *sums = R"(__global__ void s(int n, const float *x, float *out, int k) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  atomicAdd(out + k, x[i]);
+  atomicAdd(&out[k + 1], x[i] * x[i]);
+  atomicAdd(out + k, 1.0f);
+})";
+  Output out = applied("warp_aggregated_atomics", sums, {{"factor", "4"}, {"block", "512"}});
+  EXPECT_NE(out.source.find("float __kbcc_acc1 = -0.0f;"), std::string::npos) << "two addresses, two registers";
+  EXPECT_EQ(out.source.find("__kbcc_acc2"), std::string::npos) << "out + k twice is one address";
+  EXPECT_NE(out.source.find("atomicAdd((out + (k)), (float)__kbcc_acc0);"), std::string::npos) << out.source;
+  EXPECT_NE(out.source.find("atomicAdd((out + (k + 1)), (float)__kbcc_acc1);"), std::string::npos) << out.source;
+  EXPECT_NE(out.source.find("goto __kbcc_next;"), std::string::npos) << "a return ends the item, not the thread";
+  EXPECT_EQ(out.launch->block[0], "512");
+  EXPECT_EQ(out.launch->grid[0], "ceil_div(grid.x * block.x, 2048)");
+  EXPECT_EQ(out.numerics, "reassociates");
+  EXPECT_EQ(out.reduction_length, "n");
+  EXPECT_EQ(refusal("warp_aggregated_atomics", R"(__global__ void s(int n, const float *x, float *out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float *mine = out + i % 4;
+  if (i < n) atomicAdd(mine, x[i]);
+})"),
+            "an atomic's address is not one element of a pointer parameter, the same for every thread: 'mine'");
+  EXPECT_EQ(refusal("warp_aggregated_atomics", R"(__device__ float atomicMin(float *a, float v) {
+  float old = *a;
+  while (v < old) {
+    float seen = __int_as_float(atomicCAS((int *)a, __float_as_int(old), __float_as_int(v)));
+    if (seen == old) break;
+    old = seen;
+  }
+  return old;
+}
+__global__ void s(int n, const float *x, float *out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicMin(out, x[i]);
+})"),
+            "no atomicMin of float to combine");
+  EXPECT_EQ(refusal("warp_aggregated_atomics", R"(__global__ void s(int n, const int *x, int *count, int *copy) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(count, x[i]);
+  if (i < n) copy[i] = count[0];
+})"),
+            "the kernel reads or writes 'count' other than by the atomics");
 }
 
 TEST(Transforms, TransposeStagingOnlyForStoresContiguousInY) {
