@@ -21,12 +21,13 @@ std::string body_of(const std::string &src, const KernelText &k) {
   return mask_code(src).substr(k.body_open, k.body_close - k.body_open + 1);
 }
 
-// Anything other than indexing (passing it on, arithmetic, taking a copy)
-// might write through the pointer elsewhere.
+// Anything other than reading an element (passing it on, arithmetic,
+// taking a copy, taking an element's address) might write through the
+// pointer elsewhere.
 bool may_write_through(const std::string &body, const std::string &name) {
   if (writes_through(body, name)) return true;
-  std::regex use("\\b" + name + "\\b(?!\\s*\\[)");
-  return std::regex_search(body, use);
+  std::regex use("\\b" + name + "\\b(?!\\s*\\[)"), address("&\\s*\\(?\\s*" + name + "\\s*\\[");
+  return std::regex_search(body, use) || std::regex_search(body, address);
 }
 
 bool loop_uses(const Loop &l, const std::string &name) { return has_identifier(l.header, name); }

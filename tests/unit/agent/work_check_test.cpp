@@ -25,6 +25,24 @@ TEST(WorkCheck, RejectsUnwrittenOutput) {
   EXPECT_EQ(st.error().code, "removed-work");
 }
 
+TEST(WorkCheck, AnElementsAddressMayBeWrittenThrough) {
+  // The address of y's element goes into a local pointer that an atomic writes through.
+  std::string orig = R"(__global__ void saxpy(int n, float a, const float *x, float *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) atomicAdd(&y[i], a * x[i]);
+})";
+  std::string cand = R"(__global__ void saxpy(int n, float a, const float *x, float *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { auto const p = (&y[i]); atomicAdd(p, a * x[i]); }
+})";
+  EXPECT_TRUE(check_candidate(orig, cand));
+  std::string reads = R"(__global__ void saxpy(int n, float a, const float *x, float *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { float v = y[i] + a * x[i]; (void)v; }
+})";
+  EXPECT_FALSE(check_candidate(orig, reads)) << "reading an element writes nothing";
+}
+
 TEST(WorkCheck, RejectsDroppedLoop) {
   std::string cand = R"(__global__ void saxpy(int n, float a, const float *x, float *y) {
   int i = threadIdx.x;
