@@ -27,8 +27,10 @@
 #include "transform/transform.h"
 #include "transform/uniform.h"
 
+#include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <optional>
@@ -308,28 +310,68 @@ std::optional<Register> register_for(const std::string &type, Combiner::Family f
   return std::nullopt;
 }
 
-// `addr` as text every thread computes alike anywhere in the kernel, with
-// the pointer parameter it points into: `p`, `&p[c]`, `p + c` or `c + p`,
-// `p` never assigned by the kernel and `c` uniform_text. nullopt otherwise.
-std::optional<std::pair<const ParmVarDecl *, std::string>> uniform_address(const KernelAst &k, const Expr *addr) {
-  auto param = [&](const Expr *e) -> const ParmVarDecl * {
-    const auto *p = dyn_cast_or_null<ParmVarDecl>(var_of(e));
-    return p && p->getType()->isPointerType() && !assigns(k.kernel()->getBody(), p) ? p : nullptr;
-  };
+// Where an aggregated atomic writes: `text`, computed alike by every thread
+// anywhere in the kernel, points into `array`, a pointer parameter or a
+// __device__ variable; `via` is the local pointer the atomic names, if any.
+struct Address {
+  const ValueDecl *array = nullptr;
+  std::string text;
+  const VarDecl *via = nullptr;
+};
+
+// A pointer parameter the kernel never assigns, or a __device__ variable
+// (not __constant__, not const) named by `e`; nullptr otherwise.
+const ValueDecl *array_of(const KernelAst &k, const Expr *e) {
+  const VarDecl *v = var_of(e);
+  if (const auto *p = dyn_cast_or_null<ParmVarDecl>(v))
+    return p->getType()->isPointerType() && !assigns(k.kernel()->getBody(), p) ? p : nullptr;
+  bool device = v && v->hasGlobalStorage() && !v->isStaticLocal() && v->hasAttr<CUDADeviceAttr>() &&
+                !v->hasAttr<CUDAConstantAttr>() && !v->hasAttr<CUDASharedAttr>() && !v->getType().isConstQualified();
+  return device ? v : nullptr;
+}
+
+// `addr` when every thread computes it alike: `p`, `&p[c]`, `p + c` or
+// `c + p` with `p` an array_of and `c` uniform_text; `&g` of a __device__
+// scalar; or a local pointer, never assigned, initialized with one of
+// those. nullopt otherwise.
+std::optional<Address> uniform_address(const KernelAst &k, const Expr *addr) {
   addr = addr->IgnoreParenImpCasts();
-  if (const ParmVarDecl *p = param(addr)) return std::make_pair(p, p->getName().str());
+  if (const VarDecl *local = var_of(addr); local && local->hasLocalStorage() && !isa<ParmVarDecl>(local)) {
+    if (!local->getType()->isPointerType() || !local->getInit() || local->getType().isVolatileQualified() ||
+        assigns(k.kernel()->getBody(), local))
+      return std::nullopt;
+    auto inner = uniform_address(k, local->getInit());
+    if (!inner || inner->via) return std::nullopt;
+    inner->via = local;
+    return inner;
+  }
+  if (const ValueDecl *a = array_of(k, addr); a && a->getType()->isPointerType()) return Address{a, a->getName().str()};
   const Expr *base = nullptr, *index = nullptr;
   if (const auto *u = dyn_cast<UnaryOperator>(addr); u && u->getOpcode() == UO_AddrOf) {
-    if (const auto *sub = dyn_cast<ArraySubscriptExpr>(u->getSubExpr()->IgnoreParenImpCasts()))
-      base = sub->getBase(), index = sub->getIdx();
+    const Expr *sub = u->getSubExpr()->IgnoreParenImpCasts();
+    if (const ValueDecl *g = array_of(k, sub); g && !isa<ParmVarDecl>(g) && g->getType()->isScalarType())
+      return Address{g, "&" + g->getName().str()};
+    if (const auto *e = dyn_cast<ArraySubscriptExpr>(sub)) base = e->getBase(), index = e->getIdx();
   } else if (const auto *b = dyn_cast<BinaryOperator>(addr); b && b->getOpcode() == BO_Add) {
-    bool left = param(b->getLHS()) != nullptr;
+    bool left = array_of(k, b->getLHS()) != nullptr;
     base = left ? b->getLHS() : b->getRHS(), index = left ? b->getRHS() : b->getLHS();
   }
-  const ParmVarDecl *p = base ? param(base) : nullptr;
-  auto offset = p ? uniform_text(k, index) : std::nullopt;
+  const ValueDecl *a = base ? array_of(k, base) : nullptr;
+  auto offset = a ? uniform_text(k, index) : std::nullopt;
   if (!offset) return std::nullopt;
-  return std::make_pair(p, "(" + p->getName().str() + " + " + *offset + ")");
+  return Address{a, "(" + a->getName().str() + " + " + *offset + ")"};
+}
+
+// Whether a function `s` calls (directly or further down) names `decl`.
+bool callees_name(const Stmt *s, const ValueDecl *decl, int depth = 0) {
+  bool found = false;
+  walk(s, [&](const Stmt *x) {
+    const auto *call = dyn_cast<CallExpr>(x);
+    const FunctionDecl *fd = call ? call->getDirectCallee() : nullptr;
+    if (found || !fd || !fd->hasBody()) return;
+    found = depth > 8 || references(fd->getBody(), decl) > 0 || callees_name(fd->getBody(), decl, depth + 1);
+  });
+  return found;
 }
 
 // One address the block's updates go to, and its register.
@@ -352,11 +394,67 @@ struct Aggregable {
   IndexSpace space;
   std::vector<Aggregate> groups;
   std::vector<Aggregated> updates;
+  std::set<const VarDecl *> locals; // local pointers the atomics named, unused once they are gone
 };
+
+// The global indexes of a kernel and the variables holding them, per dimension.
+struct IndexNames {
+  int dims = 1;
+  std::vector<const VarDecl *> vars[2];
+  // The dimension `e` is the index (or threadIdx) of, or -1.
+  int dim_of(const Expr *e) const {
+    if (auto g = as_global_index(e->IgnoreParenImpCasts())) return g->dim;
+    if (auto b = as_builtin(e->IgnoreParenImpCasts()); b && b->var == Builtin::ThreadIdx) return b->dim;
+    const VarDecl *v = var_of(e);
+    for (int d = 0; d < dims; ++d)
+      if (v && std::count(vars[d].begin(), vars[d].end(), v)) return d;
+    return -1;
+  }
+};
+
+// Whether the terms of `cond`'s && pin every dimension's index (or
+// threadIdx) to a value the same for every thread (`i == C`): one thread of
+// the grid (or of each block) runs it.
+bool one_item(const Expr *cond, const KernelAst &k, const IndexNames &names) {
+  std::vector<const Expr *> terms;
+  split_terms(cond, BO_LAnd, terms);
+  unsigned pinned = 0;
+  for (const Expr *t : terms)
+    if (const auto *b = dyn_cast<BinaryOperator>(t->IgnoreParenImpCasts()); b && b->getOpcode() == BO_EQ) {
+      int l = names.dim_of(b->getLHS()), r = names.dim_of(b->getRHS());
+      if (l >= 0 && uniform_text(k, b->getRHS())) pinned |= 1u << l;
+      if (r >= 0 && uniform_text(k, b->getLHS())) pinned |= 1u << r;
+    }
+  return pinned == (1u << names.dims) - 1;
+}
+
+// The calls under `s` that no one_item guard keeps to one thread.
+void unguarded_calls(const Stmt *s, const KernelAst &k, const IndexNames &names, std::set<const CallExpr *> &out) {
+  if (!s) return;
+  if (const auto *i = dyn_cast<IfStmt>(s); i && one_item(i->getCond(), k, names)) {
+    unguarded_calls(i->getElse(), k, names, out);
+    return;
+  }
+  if (const auto *c = dyn_cast<CallExpr>(s)) out.insert(c);
+  for (const Stmt *c : s->children())
+    unguarded_calls(c, k, names, out);
+}
+
+// Error unless one of `calls` may run in more than one thread: a guard
+// pinning every dimension's index leaves nothing to combine.
+Status not_all_once(const KernelAst &k, const Stmt *body, int dims, const std::vector<const CallExpr *> &calls) {
+  std::set<const CallExpr *> many;
+  unguarded_calls(body, k, IndexNames{dims, {index_variables(body, 0), index_variables(body, 1)}}, many);
+  if (std::none_of(calls.begin(), calls.end(), [&](const CallExpr *c) { return many.count(c) > 0; }))
+    return not_applicable("every atomic runs in one thread of the grid or block (a guard `i == C`)");
+  return Status::ok();
+}
 
 // The atomics of a global-index kernel when every one is a statement
 // updating an address that is the same for every thread, all of one family,
-// and the arrays they update are touched nowhere else.
+// and the arrays they update (and the local pointers naming them) are
+// touched nowhere else, a __device__ variable not by the functions it calls
+// either.
 Expected<Aggregable> aggregable(const KernelAst &k) {
   auto s = index_space(k, true, true);
   if (!s) return s.error();
@@ -366,7 +464,8 @@ Expected<Aggregable> aggregable(const KernelAst &k) {
   statement_calls(s->body, statements);
   Aggregable a;
   a.space = *s;
-  std::map<const ParmVarDecl *, int> uses;
+  std::map<const ValueDecl *, int> uses; // names each atomic's address adds to its array (or local pointer)
+  std::set<const VarDecl *> &locals = a.locals;
   for (const CallExpr *call : fx.atomic_calls) {
     const FunctionDecl *fd = call->getDirectCallee();
     std::string name = fd ? fd->getName().str() : "an atomic";
@@ -380,31 +479,170 @@ Expected<Aggregable> aggregable(const KernelAst &k) {
     auto addr = uniform_address(k, call->getArg(0));
     if (!addr)
       return not_applicable(
-          "an atomic's address is not one element of a pointer parameter, the same for every thread: '" +
+          "an atomic's address is not one element of a pointer parameter or __device__ variable, the same for "
+          "every thread: '" +
           k.text(call->getArg(0)->getSourceRange()) + "'");
     QualType t = call->getArg(0)->getType()->getPointeeType();
     std::string type = type_text(t, k.context());
     auto reg = register_for(type, c->family);
     if (!reg || (c->negated && t->isFloatingType()))
       return not_applicable("no " + name + " of " + type.append(" to combine"));
-    ++uses[addr->first];
+    ++uses[addr->via ? static_cast<const ValueDecl *>(addr->via) : addr->array];
+    if (addr->via && locals.insert(addr->via).second)
+      uses[addr->array] += references(addr->via->getInit(), addr->array);
+    uses.emplace(addr->array, 0);
     size_t g = 0;
-    while (g < a.groups.size() && a.groups[g].address != addr->second)
+    while (g < a.groups.size() && a.groups[g].address != addr->text)
       ++g;
     if (g == a.groups.size())
       a.groups.push_back(
-          {addr->second, type, c->family == Combiner::Sum ? "atomicAdd" : name, c->family, *reg, t->isFloatingType()});
+          {addr->text, type, c->family == Combiner::Sum ? "atomicAdd" : name, c->family, *reg, t->isFloatingType()});
     a.updates.push_back({call, g, c->negated});
   }
-  for (const auto &[p, n] : uses)
-    if (references(s->body, p) != n)
-      return not_applicable("the kernel reads or writes '" + p->getName().str() + "' other than by the atomics");
+  if (auto st = not_all_once(k, s->body, s->dims, fx.atomic_calls); !st) return st.error();
+  for (const auto &[d, n] : uses)
+    if (references(s->body, d) != n ||
+        (!isa<ParmVarDecl>(d) && !locals.count(dyn_cast<VarDecl>(d)) && callees_name(k.kernel()->getBody(), d)))
+      return not_applicable("the kernel reads or writes '" + d->getName().str() + "' other than by the atomics");
   return a;
 }
 
+// One atomic statement the warp form combines where it stands.
+struct WarpUpdate {
+  const CallExpr *call = nullptr;
+  std::string function, type; // the atomic and its element type
+  Combiner::Family family = Combiner::Sum;
+  Register reg;
+};
+
+// How many values index `e` can take when that is a known small count: an
+// 8-bit integer (256), `x & C` (C + 1) or `x % C` (C); 0 when unknown.
+long index_values(const Expr *e, const ASTContext &ctx) {
+  e = e->IgnoreParenImpCasts();
+  if (e->getType()->isIntegerType() && ctx.getTypeSize(e->getType()) == 8) return 256;
+  const auto *b = dyn_cast<BinaryOperator>(e);
+  const auto *c = b ? dyn_cast<IntegerLiteral>(b->getRHS()->IgnoreParenImpCasts()) : nullptr;
+  if (!c || c->getValue().getActiveBits() > 31) return 0;
+  long v = static_cast<long>(c->getValue().getZExtValue());
+  if (b->getOpcode() == BO_And) return v + 1;
+  if (b->getOpcode() == BO_Rem) return v;
+  return 0;
+}
+
+// The warp form: in a kernel without barriers, every atomic is a statement
+// of a combining operation into an array of a pointer parameter that the
+// kernel touches nowhere else; each is combined in place among the lanes
+// that update the same address at the same time.
+Expected<std::vector<WarpUpdate>> warp_updates(const KernelAst &k) {
+  Effects fx = effects_of(k.kernel());
+  if (fx.atomic_calls.empty()) return not_applicable("the kernel has no atomic updates");
+  if (fx.barrier) return not_applicable("the kernel synchronizes threads (barriers)");
+  const Stmt *body = k.kernel()->getBody();
+  std::set<const CallExpr *> statements;
+  statement_calls(body, statements);
+  std::vector<WarpUpdate> out;
+  std::map<const ParmVarDecl *, int> uses;
+  long few = 0; // the most values an atomic's index takes
+  for (const CallExpr *call : fx.atomic_calls) {
+    const FunctionDecl *fd = call->getDirectCallee();
+    std::string name = fd ? fd->getName().str() : "an atomic";
+    auto c = combiner(name);
+    if (!c || call->getNumArgs() != 2)
+      return not_applicable(name + " is not an update that combines (atomicAdd, atomicSub, atomicMax, atomicMin, "
+                                   "atomicOr, atomicAnd, atomicXor)");
+    if (!statements.count(call)) return not_applicable("an atomic's result is used");
+    const Expr *addr = call->getArg(0)->IgnoreParenImpCasts(), *base = addr, *index = nullptr;
+    if (const auto *u = dyn_cast<UnaryOperator>(addr); u && u->getOpcode() == UO_AddrOf)
+      if (const auto *e = dyn_cast<ArraySubscriptExpr>(u->getSubExpr()->IgnoreParenImpCasts()))
+        base = e->getBase(), index = e->getIdx();
+    if (const auto *b = dyn_cast<BinaryOperator>(addr); b && b->getOpcode() == BO_Add) {
+      bool left = b->getLHS()->getType()->isPointerType();
+      base = left ? b->getLHS() : b->getRHS(), index = left ? b->getRHS() : b->getLHS();
+    }
+    long values = index ? index_values(index, k.context()) : 0;
+    few = std::max(few, values == 0 ? 1L << 30 : values);
+    const auto *p = dyn_cast_or_null<ParmVarDecl>(var_of(base));
+    if (!p || !p->getType()->isPointerType())
+      return not_applicable("an atomic does not update an element of a pointer parameter: '" +
+                            k.text(call->getArg(0)->getSourceRange()) + "'");
+    QualType t = call->getArg(0)->getType()->getPointeeType();
+    std::string type = type_text(t, k.context());
+    auto reg = register_for(type, c->family);
+    if (!reg || (c->negated && t->isFloatingType()))
+      return not_applicable("no " + name + " of " + type.append(" to combine"));
+    ++uses[p];
+    out.push_back({call, name, type, c->family, *reg});
+  }
+  for (const auto &[p, n] : uses)
+    if (references(body, p) != n)
+      return not_applicable("the kernel reads or writes '" + p->getName().str() + "' other than by the atomics");
+  if (auto st = not_all_once(k, body, index_uses(body).any_in(1) ? 2 : 1, fx.atomic_calls); !st) return st.error();
+  if (few <= 4096)
+    return not_applicable("every atomic's index takes at most " + std::to_string(few) +
+                          " values: smem_privatized_atomics keeps them all in shared memory");
+  return out;
+}
+
+// The text after an atomic's value, for update `u` whose register type is
+// `rt`: closes the value's cast, finds the lanes updating the same address
+// (`__kbcc_p`), folds their values into the lowest lane and lets it send one
+// atomic.
+std::string warp_combine(const WarpUpdate &u, const std::string &rt) {
+  std::string s = ");\n    const unsigned __kbcc_m = __match_any_sync(__activemask(), (unsigned long long)__kbcc_p);\n";
+  s += "    " + rt + " __kbcc_s = __kbcc_v;\n";
+  s += "    for (unsigned __kbcc_r = __kbcc_m & (__kbcc_m - 1u); __kbcc_r != 0u; __kbcc_r &= __kbcc_r - 1u) {\n";
+  s += "      const " + rt + " __kbcc_y = __shfl_sync(__kbcc_m, __kbcc_v, __ffs(__kbcc_r) - 1);\n";
+  s += "      __kbcc_s = " + combined(u.family, false, "__kbcc_s", "__kbcc_y") + ";\n    }\n";
+  s += "    if (((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31u) == "
+       "(unsigned)(__ffs(__kbcc_m) - 1)) ";
+  s += u.function + "(__kbcc_p, (" + u.type + ")__kbcc_s); }";
+  return s;
+}
+
+// Each atomic statement becomes: the lanes updating the same address at the
+// same time (__match_any_sync over __activemask()) send their values to the
+// lowest of them, which issues one atomic with their combination.
+Expected<Output> warp_apply(const KernelAst &k, const std::vector<WarpUpdate> &updates) {
+  const std::string &src = k.source();
+  Edits e;
+  bool floating = false;
+  for (const WarpUpdate &u : updates) {
+    size_t b = 0, x = 0, ab = 0, ax = 0, vb = 0, vx = 0;
+    if (!k.span(u.call->getSourceRange(), b, x) || !k.span(u.call->getArg(0)->getSourceRange(), ab, ax) ||
+        !k.span(u.call->getArg(1)->getSourceRange(), vb, vx))
+      return not_applicable("an atomic is written in a macro");
+    floating = floating || u.reg.type == "float" || u.reg.type == "double";
+    const std::string &rt = u.reg.type;
+    std::string value = "); const " + rt;
+    value += " __kbcc_v = (" + rt + ")(";
+    if (rt != u.type) value += u.type + ")(";
+    e.replace(b, ab, "{ auto const __kbcc_p = (");
+    e.replace(ax, vb, value);
+    e.replace(vx, past_semicolon(src, x), warp_combine(u, rt));
+  }
+  auto text = e.apply(src);
+  if (!text) return text.error();
+  Output out;
+  out.source = *text;
+  out.numerics = floating ? cache::kNumericsReassociates : cache::kNumericsExact;
+  if (floating) out.reduction_length = "32";
+  return out;
+}
+
+// Why neither form applies: the block form's reason, and the warp form's when it differs.
+Error neither(const Error &block, const Error &warp) {
+  if (block.message == warp.message) return block;
+  return not_applicable(block.message + "; per warp: " + warp.message);
+}
+
 Expected<std::vector<Axis>> aggregate_space(const Input &in) {
+  if (effects_of(in.ast->kernel()).atomic_calls.empty()) return not_applicable("the kernel has no atomic updates");
   auto a = aggregable(*in.ast);
-  if (!a) return a.error();
+  if (!a) {
+    auto w = warp_updates(*in.ast);
+    if (!w) return neither(a.error(), w.error());
+    return std::vector<Axis>{};
+  }
   if (a->space.dims == 2) return std::vector<Axis>{{"factor", {"8", "4", "16"}}, {"block", {"32x8", "32x4"}}};
   return std::vector<Axis>{{"factor", {"16", "4", "64"}}, {"block", {"256", "512"}}};
 }
@@ -452,7 +690,11 @@ std::string flush_text(const Aggregable &a) {
 Expected<Output> aggregate_apply(const Input &in, const Params &params) {
   const KernelAst &k = *in.ast;
   auto a = aggregable(k);
-  if (!a) return a.error();
+  if (!a) {
+    auto w = warp_updates(k);
+    if (!w) return neither(a.error(), w.error());
+    return warp_apply(k, *w);
+  }
   const IndexSpace &s = a->space;
   long factor = int_param(params, "factor", s.dims == 2 ? 8 : 16);
   if (factor < 1 || factor > 256) return not_applicable("factor out of range");
@@ -478,6 +720,11 @@ Expected<Output> aggregate_apply(const Input &in, const Params &params) {
     out.launch = coarse_mapping(s, block, factor);
   }
   e.insert(close, flush_text(*a));
+  for (const VarDecl *v : a->locals) {
+    size_t at = k.offset(v->getBeginLoc());
+    if (at == std::string::npos) return not_applicable("a local pointer is declared in a macro");
+    e.insert(at, "__attribute__((unused)) ");
+  }
   bool floating = false;
   for (const Aggregated &u : a->updates) {
     const Aggregate &g = a->groups[u.group];

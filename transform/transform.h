@@ -54,10 +54,15 @@ struct Transform {
   // Written for thread-per-item kernels: offered the thread-per-item form of
   // a kernel it refuses (transform/items_form.h).
   bool per_item = false;
+  // A per_item transform whose rewrite of the form beats what it does with
+  // the kernel as written: offered the form first, the kernel when the form
+  // is refused.
+  bool prefers_form = false;
 };
 
 // What transform `t` runs on for the kernel of `in`: the kernel as written,
-// or, when `t` is per_item, refuses it, and the kernel is a grid-stride loop
+// or, when `t` is per_item, refuses it (or prefers_form and accepts the
+// form), and the kernel is a grid-stride loop
 // (or a nest of two) with independent items, indexes a flattened 2-D grid
 // or writes its block extent as a constant, its thread-per-item form
 // (transform/items_form.h), with `t`'s axes there.

@@ -55,6 +55,7 @@ const std::vector<Transform> &transforms() {
                         register_blocking_transform(), vectorize_transform(), cache_hint_transform(),
                         collectives_transform(), window_transform()}) {
       x.per_item = x.needs_ast && std::string(x.id) != "shuffle_collectives";
+      x.prefers_form = std::string(x.id) == "warp_aggregated_atomics"; // one atomic per block, not per warp
       t.push_back(x);
     }
     return t;
@@ -95,6 +96,11 @@ Expected<std::shared_ptr<ParsedForm>> parsed_form(const KernelAst &k) {
 } // namespace
 
 Expected<Offer> offer(const Transform &t, const Input &in) {
+  if (t.prefers_form && in.ast)
+    if (auto form = parsed_form(*in.ast)) {
+      Input there{(*form)->ast->source(), (*form)->ast.get(), in.launches, in.metrics};
+      if (auto axes = t.space(there)) return Offer{std::move(*axes), there, (*form)->form.launch, (*form)->ast};
+    }
   auto own = t.space(in);
   if (own) return Offer{std::move(*own), in, std::nullopt, nullptr};
   if (!t.per_item || !in.ast || own.error().code != "not-applicable") return own.error();

@@ -58,7 +58,7 @@ opt_args+=("${extra_args[@]}")
 
 # apps/ holds the suite, extra/ kernels no transform was written against,
 # gridstride/ grid-stride loops launched as real programs launch them,
-# atomics/ global sums written as one atomic per element.
+# atomics/ sums written as one atomic per element.
 source_of() {
   local d
   for d in apps extra gridstride atomics; do

@@ -162,7 +162,7 @@ def main():
         print_table("Grid-stride loops with the launches real programs use (bench/optimize/gridstride)",
                     *groups["gridstride"])
     if groups["atomics"][0]:
-        print_table("Atomics to one address for every thread (bench/optimize/atomics)", *groups["atomics"])
+        print_table("Sums written as one atomic per element (bench/optimize/atomics)", *groups["atomics"])
 
 
 if __name__ == "__main__":

@@ -7,7 +7,9 @@
 // grid-stride loop into each thread's cell; and per-channel means whose
 // block partial sums thread 0 adds up in a loop, C89 style; and a dot
 // product (float), squared norm (double) and nonzero count that every
-// element adds to with its own atomics on three fixed addresses. Each is run
+// element adds to with its own atomics on three fixed addresses, and row
+// totals of a matrix that every element adds to its row's cell by an
+// atomic. Each is run
 // on several sizes, including ones that are not multiples of any block and
 // one smaller than the grid, and checked against a CPU reference: "<kernel>
 // <size> ok" or "... WRONG".
@@ -105,6 +107,11 @@ __global__ void dot_norm(int n, const float *a, const float *b, float *dot, doub
     atomicAdd(norm, (double)a[i] * a[i]);
     if (a[i] != 0.0f) atomicAdd(nonzero, 1u);
   }
+}
+
+__global__ void row_totals(int rows, int cols, const float *a, float *total) {
+  for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < rows * cols; k += blockDim.x * gridDim.x)
+    atomicAdd(&total[k / cols], a[k]);
 }
 
 namespace {
@@ -262,6 +269,20 @@ int main() {
     bool ok = std::fabs(got - dot) <= 1e-4 * dot_scale + 1e-6 && std::fabs(got_norm - norm) <= 1e-9 * norm + 1e-12 &&
               count == want_count;
     report("dot_norm", n, ok);
+  }
+  for (auto [rows, cols] : {std::pair{2048, 1000}, std::pair{1001, 37}, std::pair{3, 5}}) {
+    CHECK(cudaMemset(dc, 0, rows * sizeof(float)));
+    row_totals<<<128, 256>>>(rows, cols, da, dc);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(c.data(), dc, rows * sizeof(float), cudaMemcpyDeviceToHost));
+    bool ok = true;
+    for (int r = 0; r < rows; ++r) {
+      double want = 0, scale = 0;
+      for (int j = 0; j < cols; ++j)
+        want += a[(size_t)r * cols + j], scale += std::fabs(a[(size_t)r * cols + j]);
+      ok = ok && std::fabs(c[r] - want) <= 1e-5 * scale + 1e-6;
+    }
+    report("row_totals", rows * cols, ok);
   }
   return 0;
 }

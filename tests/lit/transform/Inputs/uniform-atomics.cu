@@ -44,3 +44,15 @@ __global__ void seen_bits(const int *v, unsigned *mask, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) atomicOr(mask, 1u << (v[i] & 31));
 }
+
+__device__ unsigned long long hits;
+__global__ void count_hits(const float *x, float t, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && x[i] > t) atomicAdd(&hits, 1ull);
+}
+
+__global__ void slot_sum(const float *x, float *out, int slot, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float *mine = out + 2 * slot;
+  if (i < n) atomicAdd(mine, x[i]);
+}
