@@ -563,17 +563,68 @@ std::string prologue_text(const KernelAst &k, const Window &w, long items, size_
          (returns ? "    __kbcc_p:;\n" : "") + "  }\n";
 }
 
+// When the statements after the loop are one store `P[v] = E;` (P a
+// pointer to an arithmetic type, v an expanded local, E without side
+// effects and reading no memory): the group's stores as one store of
+// items * sizeof(*P) bytes (4, 8 or 16), taken at run time when every
+// item is live, v is consecutive over them and &P[v[0]] is aligned to that
+// size, then `else {` (closed by the caller). Empty when the statements are not of that form.
+std::string combined_store_text(const KernelAst &k, const Window &w, long items) {
+  const auto *as = w.after.size() == 1 ? dyn_cast<BinaryOperator>(w.after[0]) : nullptr;
+  if (!as || as->getOpcode() != BO_Assign) return "";
+  const auto *lhs = dyn_cast<ArraySubscriptExpr>(as->getLHS()->IgnoreParens());
+  const auto *base = lhs ? dyn_cast<DeclRefExpr>(lhs->getBase()->IgnoreParenImpCasts()) : nullptr;
+  const auto *idx = lhs ? dyn_cast<DeclRefExpr>(lhs->getIdx()->IgnoreParenImpCasts()) : nullptr;
+  const auto *p = base ? dyn_cast<ParmVarDecl>(base->getDecl()) : nullptr;
+  const auto *v = idx ? dyn_cast<VarDecl>(idx->getDecl()) : nullptr;
+  if (!p || !v || std::find(w.expanded.begin(), w.expanded.end(), v) == w.expanded.end()) return "";
+  const QualType elem = lhs->getType().getUnqualifiedType();
+  if (!elem->isBuiltinType() || !elem->isArithmeticType() || elem->isBooleanType()) return "";
+  const auto bytes = static_cast<long>(k.context().getTypeSize(elem) / 8) * items;
+  const std::string vec = bytes == 16 ? "uint4" : bytes == 8 ? "uint2" : bytes == 4 ? "unsigned int" : "";
+  const Expr *rhs = as->getRHS();
+  bool memory = rhs->HasSideEffects(k.context());
+  walk(rhs, [&](const Stmt *st) {
+    const auto *ref = dyn_cast<DeclRefExpr>(st);
+    const auto *var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+    const auto *un = dyn_cast<UnaryOperator>(st);
+    memory = memory || isa<ArraySubscriptExpr>(st) || isa<MemberExpr>(st) || isa<CallExpr>(st) ||
+             (un && un->getOpcode() == UO_Deref) || (var && var->hasGlobalStorage());
+  });
+  size_t rb = 0, rx = 0;
+  if (vec.empty() || memory || !k.span(rhs->getSourceRange(), rb, rx) || idiom_in(k, w, rb, rx)) return "";
+  const std::string R = std::to_string(items), name = v->getName().str(),
+                    at = p->getName().str() + " + " + name + "[0]";
+  std::string cond = "__kbcc_live[0]";
+  for (long r = 1; r < items; ++r) {
+    const std::string rs = std::to_string(r);
+    cond.append(" && __kbcc_live[").append(rs).append("] && ").append(name).append("[").append(rs).append("] == ");
+    cond.append(name).append("[0] + ").append(rs);
+  }
+  std::string out =
+      "  if (" + cond + " && ((unsigned long long)(" + at + ") & " + std::to_string(bytes - 1) + "ull) == 0) {\n";
+  out +=
+      "    union { " + vec + " __kbcc_all; " + type_text(elem, k.context()) + " __kbcc_one[" + R + "]; } __kbcc_o;\n";
+  out += "    #pragma unroll\n    for (int __kbcc_r = 0; __kbcc_r < " + R +
+         "; ++__kbcc_r) __kbcc_o.__kbcc_one[__kbcc_r] = " +
+         spliced(k.source(), rb, rx, disjoint(item_repls(k, w, "__kbcc_e"))) + ";\n";
+  out += "    *reinterpret_cast<" + vec + " *>(" + at + ") = __kbcc_o.__kbcc_all;\n  } else {\n";
+  return out;
+}
+
 // The statements after the loop ([b, x) of the definition), once per live
-// thread of the group.
+// thread of the group (one store of the group when combined_store_text
+// applies).
 std::string epilogue_text(const KernelAst &k, const Window &w, long items, size_t b, size_t x) {
   bool returns = false;
   for (const Stmt *st : w.after)
     returns = returns || has_return(st);
-  return "  #pragma unroll\n  for (int __kbcc_r = 0; __kbcc_r < " + std::to_string(items) +
+  const std::string combined = combined_store_text(k, w, items);
+  return combined + "  #pragma unroll\n  for (int __kbcc_r = 0; __kbcc_r < " + std::to_string(items) +
          "; ++__kbcc_r) {\n    if (!__kbcc_live[__kbcc_r]) continue;\n" +
          (idiom_in(k, w, b, x) ? kItem + std::to_string(items) + "ull + __kbcc_r;\n" : "") + "    {" +
          spliced(k.source(), b, x, disjoint(item_repls(k, w, "__kbcc_e"))) + "    }\n" +
-         (returns ? "    __kbcc_e:;\n" : "") + "  }\n";
+         (returns ? "    __kbcc_e:;\n" : "") + "  }\n" + (combined.empty() ? "" : "  }\n");
 }
 
 // Condition under which the original reads element `__kbcc_k` of the array:
@@ -778,6 +829,32 @@ std::string loop_text(const KernelAst &k, const Window &w, long items, long bloc
   return out;
 }
 
+// The loop that copies the window [jmin, jmax] of `w`'s array into
+// __kbcc_sh. In order and unguarded, 16 bytes at a time when the first
+// element is 16-byte aligned and the element's size divides 16 (the rest,
+// and every other case, one element at a time).
+std::string staging_text(const KernelAst &k, const Window &w, long items, long block, bool in_order) {
+  const std::string a = w.array->getName().str(), guard = load_guard(k, w, true);
+  std::string out =
+      "      {\n        const int __kbcc_cnt = (int)(__kbcc_jmax - __kbcc_jmin) + 1;\n        int __kbcc_e0 = 0;\n";
+  if (in_order && guard == "true") {
+    out += "        if (16 % sizeof(" + w.element + ") == 0 && ((unsigned long long)(" + a +
+           " + __kbcc_jmin) & 15ull) == 0) {\n";
+    out += "          constexpr int __kbcc_vw = sizeof(" + w.element + ") <= 16 ? (int)(16 / sizeof(" + w.element +
+           ")) : 1;\n";
+    out += "          const uint4 *__kbcc_src = reinterpret_cast<const uint4 *>(" + a + " + __kbcc_jmin);\n";
+    out += "          for (int __kbcc_e = threadIdx.x; __kbcc_e < __kbcc_cnt / __kbcc_vw; __kbcc_e += blockDim.x)\n"
+           "            reinterpret_cast<uint4 *>(__kbcc_sh)[__kbcc_e] = __kbcc_src[__kbcc_e];\n";
+    out += "          __kbcc_e0 = __kbcc_cnt / __kbcc_vw * __kbcc_vw;\n        }\n";
+  }
+  out += "        for (int __kbcc_e = __kbcc_e0 + threadIdx.x; __kbcc_e < __kbcc_cnt; __kbcc_e += blockDim.x) {\n"
+         "          const long long __kbcc_k = __kbcc_jmin + __kbcc_e;\n          if (" +
+         guard + ") __kbcc_sh[" +
+         (in_order ? std::string("__kbcc_e") : shared_index("(unsigned)__kbcc_e", items, block)) + "] = " + a +
+         "[__kbcc_k];\n        }\n      }\n";
+  return out;
+}
+
 // The loop over t, replaced by the windowed loops.
 std::string window_text(const KernelAst &k, const Window &w, long items, long block) {
   std::string R = std::to_string(items), d = direction(w.c) > 0 ? "+" : "-";
@@ -824,12 +901,7 @@ std::string window_text(const KernelAst &k, const Window &w, long items, long bl
            "();\n      if (threadIdx.x < __kbcc_hi - __kbcc_lo) { const " + w.loop_type + " __kbcc_tt = (" +
            w.loop_type + ")(__kbcc_lo + threadIdx.x); __kbcc_tv" + n + " = " + w.tables[i].value + "; }\n";
   }
-  out +=
-      "      for (long long __kbcc_e = threadIdx.x; __kbcc_e <= __kbcc_jmax - __kbcc_jmin; __kbcc_e += blockDim.x) {\n"
-      "        const long long __kbcc_k = __kbcc_jmin + __kbcc_e;\n        if (" +
-      load_guard(k, w, true) + ") __kbcc_sh[" +
-      (in_order ? std::string("__kbcc_e") : shared_index("(unsigned)__kbcc_e", items, block)) +
-      "] = " + w.array->getName().str() + "[__kbcc_k];\n      }\n";
+  out += staging_text(k, w, items, block, in_order);
   for (size_t i = 0; i < w.tables.size(); ++i) {
     const std::string tb = "__kbcc_tb" + std::to_string(i);
     out += "      if (threadIdx.x < __kbcc_hi - __kbcc_lo) " + tb + "[threadIdx.x] = __kbcc_tv" + std::to_string(i) +
