@@ -258,6 +258,24 @@ std::optional<Combiner> combiner(const std::string &name) {
   return it == table.end() ? std::nullopt : std::optional<Combiner>(it->second);
 }
 
+// The name of the function atomic `call` calls ("an atomic" when indirect).
+std::string atomic_name(const CallExpr *call) {
+  const FunctionDecl *fd = call->getDirectCallee();
+  return fd ? fd->getName().str() : "an atomic";
+}
+
+// How atomic `call` combines, when it is a statement of `statements` (its
+// result unused) of a combining operation; Error naming the reason otherwise.
+Expected<Combiner> combining_statement(const CallExpr *call, const std::set<const CallExpr *> &statements) {
+  auto c = combiner(atomic_name(call));
+  if (!c || call->getNumArgs() != 2)
+    return not_applicable(atomic_name(call) +
+                          " is not an update that combines (atomicAdd, atomicSub, atomicMax, atomicMin, atomicOr, "
+                          "atomicAnd, atomicXor)");
+  if (!statements.count(call)) return not_applicable("an atomic's result is used");
+  return *c;
+}
+
 // `x` combined with `y` (simple names: each is read once or twice).
 std::string combined(Combiner::Family f, bool negated, const std::string &x, const std::string &y) {
   switch (f) {
@@ -308,6 +326,24 @@ std::optional<Register> register_for(const std::string &type, Combiner::Family f
     return Register{f == Combiner::Sum ? r.sum_type : r.type, std::string(identity)};
   }
   return std::nullopt;
+}
+
+// What atomic `call` (combining as `c`) updates.
+struct Operand {
+  std::string type; // the updated type, as written
+  Register reg;     // the register its values combine in
+  bool floating;
+};
+
+// The operand of atomic `call`; Error when its values do not combine in a
+// register (no such atomic in CUDA, or a floating-point atomicSub).
+Expected<Operand> operand_of(const KernelAst &k, const CallExpr *call, const Combiner &c) {
+  QualType t = call->getArg(0)->getType()->getPointeeType();
+  std::string type = type_text(t, k.context());
+  auto reg = register_for(type, c.family);
+  if (!reg || (c.negated && t->isFloatingType()))
+    return not_applicable("no " + atomic_name(call) + " of " + type + " to combine");
+  return Operand{type, *reg, t->isFloatingType()};
 }
 
 // Where an aggregated atomic writes: `text`, computed alike by every thread
@@ -467,13 +503,9 @@ Expected<Aggregable> aggregable(const KernelAst &k) {
   std::map<const ValueDecl *, int> uses; // names each atomic's address adds to its array (or local pointer)
   std::set<const VarDecl *> &locals = a.locals;
   for (const CallExpr *call : fx.atomic_calls) {
-    const FunctionDecl *fd = call->getDirectCallee();
-    std::string name = fd ? fd->getName().str() : "an atomic";
-    auto c = combiner(name);
-    if (!c || call->getNumArgs() != 2)
-      return not_applicable(name + " is not an update that combines (atomicAdd, atomicSub, atomicMax, atomicMin, "
-                                   "atomicOr, atomicAnd, atomicXor)");
-    if (!statements.count(call)) return not_applicable("an atomic's result is used");
+    const std::string name = atomic_name(call);
+    auto c = combining_statement(call, statements);
+    if (!c) return c.error();
     if (!a.groups.empty() && a.groups.front().family != c->family)
       return not_applicable("the atomics combine by different operations");
     auto addr = uniform_address(k, call->getArg(0));
@@ -482,11 +514,8 @@ Expected<Aggregable> aggregable(const KernelAst &k) {
           "an atomic's address is not one element of a pointer parameter or __device__ variable, the same for "
           "every thread: '" +
           k.text(call->getArg(0)->getSourceRange()) + "'");
-    QualType t = call->getArg(0)->getType()->getPointeeType();
-    std::string type = type_text(t, k.context());
-    auto reg = register_for(type, c->family);
-    if (!reg || (c->negated && t->isFloatingType()))
-      return not_applicable("no " + name + " of " + type.append(" to combine"));
+    auto op = operand_of(k, call, *c);
+    if (!op) return op.error();
     ++uses[addr->via ? static_cast<const ValueDecl *>(addr->via) : addr->array];
     if (addr->via && locals.insert(addr->via).second)
       uses[addr->array] += references(addr->via->getInit(), addr->array);
@@ -496,7 +525,7 @@ Expected<Aggregable> aggregable(const KernelAst &k) {
       ++g;
     if (g == a.groups.size())
       a.groups.push_back(
-          {addr->text, type, c->family == Combiner::Sum ? "atomicAdd" : name, c->family, *reg, t->isFloatingType()});
+          {addr->text, op->type, c->family == Combiner::Sum ? "atomicAdd" : name, c->family, op->reg, op->floating});
     a.updates.push_back({call, g, c->negated});
   }
   if (auto st = not_all_once(k, s->body, s->dims, fx.atomic_calls); !st) return st.error();
@@ -544,13 +573,9 @@ Expected<std::vector<WarpUpdate>> warp_updates(const KernelAst &k) {
   std::map<const ParmVarDecl *, int> uses;
   long few = 0; // the most values an atomic's index takes
   for (const CallExpr *call : fx.atomic_calls) {
-    const FunctionDecl *fd = call->getDirectCallee();
-    std::string name = fd ? fd->getName().str() : "an atomic";
-    auto c = combiner(name);
-    if (!c || call->getNumArgs() != 2)
-      return not_applicable(name + " is not an update that combines (atomicAdd, atomicSub, atomicMax, atomicMin, "
-                                   "atomicOr, atomicAnd, atomicXor)");
-    if (!statements.count(call)) return not_applicable("an atomic's result is used");
+    const std::string name = atomic_name(call);
+    auto c = combining_statement(call, statements);
+    if (!c) return c.error();
     const Expr *addr = call->getArg(0)->IgnoreParenImpCasts(), *base = addr, *index = nullptr;
     if (const auto *u = dyn_cast<UnaryOperator>(addr); u && u->getOpcode() == UO_AddrOf)
       if (const auto *e = dyn_cast<ArraySubscriptExpr>(u->getSubExpr()->IgnoreParenImpCasts()))
@@ -565,13 +590,10 @@ Expected<std::vector<WarpUpdate>> warp_updates(const KernelAst &k) {
     if (!p || !p->getType()->isPointerType())
       return not_applicable("an atomic does not update an element of a pointer parameter: '" +
                             k.text(call->getArg(0)->getSourceRange()) + "'");
-    QualType t = call->getArg(0)->getType()->getPointeeType();
-    std::string type = type_text(t, k.context());
-    auto reg = register_for(type, c->family);
-    if (!reg || (c->negated && t->isFloatingType()))
-      return not_applicable("no " + name + " of " + type.append(" to combine"));
+    auto op = operand_of(k, call, *c);
+    if (!op) return op.error();
     ++uses[p];
-    out.push_back({call, name, type, c->family, *reg});
+    out.push_back({call, name, op->type, c->family, op->reg});
   }
   for (const auto &[p, n] : uses)
     if (references(body, p) != n)
