@@ -273,6 +273,14 @@ bool is_syncthreads(const Stmt *s) {
   return fd && fd->getIdentifier() && fd->getName() == "__syncthreads" && call->getNumArgs() == 0;
 }
 
+bool continues(const Stmt *s) {
+  if (!s || isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s)) return false;
+  if (isa<ContinueStmt>(s)) return true;
+  for (const Stmt *c : s->children())
+    if (continues(c)) return true;
+  return false;
+}
+
 bool has_return(const Stmt *s) {
   bool found = false;
   walk(s, [&](const Stmt *x) { found = found || isa<ReturnStmt>(x); });

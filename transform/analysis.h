@@ -83,6 +83,8 @@ bool is_syncthreads(const clang::Stmt *s);
 // Whether `s` holds a statement of one of these kinds.
 bool has_return(const clang::Stmt *s);
 bool has_break_or_goto(const clang::Stmt *s); // break/goto/switch that leave `s`'s loops, labels
+// Whether `s` has a `continue` of the loop it is in (not of a nested loop).
+bool continues(const clang::Stmt *s);
 
 // for (T v = init; v < bound (or <=); ++v / v++ / v += 1 / v = v + 1) body,
 // with `v` an integer not assigned in the body; or the same with `v = init`

@@ -7,8 +7,10 @@
 //
 // Legal when analyze_tiling accepts the kernel (tiling_analysis.h); the
 // statements after the loop run for in-range outputs only. Kernels it does
-// not accept get the stencil form (halo.h) where that applies.
+// not accept get the stencil form (halo.h) where that applies, then the
+// broadcast form (broadcast.h).
 #include "cache/variant.h"
+#include "transform/broadcast.h"
 #include "transform/edits.h"
 #include "transform/halo.h"
 #include "transform/tiling_analysis.h"
@@ -24,13 +26,19 @@ Expected<std::vector<Axis>> space(const Input &in) {
   if (p) return std::vector<Axis>{{"tile", {"16", "32"}}};
   auto halo = halo_space(in);
   if (halo) return halo;
-  return not_applicable(p.error().message + "; as a stencil: " + halo.error().message);
+  auto broadcast = broadcast_space(in);
+  if (broadcast) return broadcast;
+  return not_applicable(p.error().message + "; as a stencil: " + halo.error().message +
+                        "; as a broadcast: " + broadcast.error().message);
 }
 
 Expected<Output> apply(const Input &in, const Params &params) {
   const KernelAst &k = *in.ast;
   auto p = analyze_tiling(k);
-  if (!p) return halo_space(in) ? halo_apply(in, params) : space(in).error();
+  if (!p) {
+    if (halo_space(in)) return halo_apply(in, params);
+    return broadcast_space(in) ? broadcast_apply(in, params) : space(in).error();
+  }
   auto it = params.find("tile");
   std::string t = it == params.end() ? "16" : it->second;
   if (t != "16" && t != "32") return not_applicable("tile must be 16 or 32");
@@ -114,7 +122,8 @@ Transform tiling_transform() {
   return {"smem_tiling",
           cache::kNumericsExact,
           "a 2-D thread-per-output kernel with a reduction loop stages the (row, k) and (k, col) operands in shared "
-          "tiles loaded once per block; a stencil stages its block's tile and halo",
+          "tiles loaded once per block; a stencil stages its block's tile and halo; a loop every thread runs over "
+          "the same range stages the elements all threads read at each step",
           true,
           space,
           apply};

@@ -126,4 +126,15 @@ Expected<std::vector<const VarDecl *>> per_item_locals(const std::vector<const S
   return out;
 }
 
+bool only_read(const KernelAst &k, const ParmVarDecl *array) {
+  int uses = references(k.kernel()->getBody(), array), reads = 0;
+  walk(k.kernel()->getBody(), [&](const Stmt *s) {
+    const auto *c = dyn_cast<ImplicitCastExpr>(s);
+    if (!c || c->getCastKind() != CK_LValueToRValue) return;
+    const auto *sub = dyn_cast<ArraySubscriptExpr>(c->getSubExpr()->IgnoreParens());
+    if (sub && var_of(sub->getBase()) == array) ++reads;
+  });
+  return uses == reads;
+}
+
 } // namespace kbcc::transform

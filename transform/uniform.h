@@ -51,6 +51,9 @@ std::optional<std::string> uniform_text(const KernelAst &k, const clang::Expr *e
 // The variable `e` names (through parentheses and implicit casts), if any.
 const clang::VarDecl *var_of(const clang::Expr *e);
 
+// Whether every use of `array` in the kernel is the base of an element read.
+bool only_read(const KernelAst &k, const clang::ParmVarDecl *array);
+
 // The locals that `before` (statements copied once per item of a thread)
 // declares at its top level, each to become one value per item; Error
 // "not-applicable" naming the first that is not a plain scalar initialized

@@ -182,15 +182,6 @@ std::optional<IntervalTerm> interval_term(const KernelAst &k, const Expr *term, 
   return IntervalTerm{op == BO_GE || op == BO_GT, BinaryOperator::getOpcodeStr(op).str(), *bound};
 }
 
-// Whether `s` has a `continue` of the loop it is in (not of a nested loop).
-bool continues(const Stmt *s) {
-  if (!s || isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s)) return false;
-  if (isa<ContinueStmt>(s)) return true;
-  for (const Stmt *c : s->children())
-    if (continues(c)) return true;
-  return false;
-}
-
 // C when `s` is `if (C) continue;` (or `{ continue; }`) without else.
 const Expr *continue_guard(const Stmt *s) {
   const auto *i = dyn_cast<IfStmt>(s);
@@ -267,18 +258,6 @@ void for_each_read(const Stmt *s, const std::function<bool(const ArraySubscriptE
   };
   Path path;
   visit(s, path, true);
-}
-
-// Whether every use of `array` in the kernel is the base of an element read.
-bool only_read(const KernelAst &k, const ParmVarDecl *array) {
-  int uses = references(k.kernel()->getBody(), array), reads = 0;
-  walk(k.kernel()->getBody(), [&](const Stmt *s) {
-    const auto *c = dyn_cast<ImplicitCastExpr>(s);
-    if (!c || c->getCastKind() != CK_LValueToRValue) return;
-    const auto *sub = dyn_cast<ArraySubscriptExpr>(c->getSubExpr()->IgnoreParens());
-    if (sub && var_of(sub->getBase()) == array) ++reads;
-  });
-  return uses == reads;
 }
 
 // The reads of `w.array` in the loop body that can come from the window, with

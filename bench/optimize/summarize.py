@@ -134,9 +134,10 @@ def main():
     work = os.path.join(out, "work")
     here = os.path.dirname(os.path.abspath(__file__))
     apps = sorted(os.listdir(os.path.join(work, "seed"))) if os.path.isdir(os.path.join(work, "seed")) else []
-    groups = {"suite": ([], []), "extra": ([], []), "gridstride": ([], []), "atomics": ([], [])}
+    groups = {"suite": ([], []), "extra": ([], []), "gridstride": ([], []), "atomics": ([], []),
+              "allpairs": ([], [])}
     for app in apps:
-        group = next((g for g in ("extra", "gridstride", "atomics") if os.path.exists(os.path.join(here, g, app + ".cu"))),
+        group = next((g for g in ("extra", "gridstride", "atomics", "allpairs") if os.path.exists(os.path.join(here, g, app + ".cu"))),
                      "suite")
         row, speedup = app_row(work, app, peak_bw, peak_flops)
         groups[group][0].append(row)
@@ -163,6 +164,8 @@ def main():
                     *groups["gridstride"])
     if groups["atomics"][0]:
         print_table("Sums written as one atomic per element (bench/optimize/atomics)", *groups["atomics"])
+    if groups["allpairs"][0]:
+        print_table("Loops every thread runs over the same elements (bench/optimize/allpairs)", *groups["allpairs"])
 
 
 if __name__ == "__main__":
