@@ -20,7 +20,11 @@
 // address is the same for every thread of the grid (`atomicAdd(sum, x)`,
 // `atomicMax(&best[0], v)`) go to a register of each thread instead; at the
 // end, the block combines its registers with warp shuffles and one slot per
-// warp in shared memory, and thread 0 issues one atomic per address.
+// warp in shared memory, and thread 0 issues one atomic per address. Where
+// that form refuses, the warp form combines each atomic where it stands: the
+// lanes updating the same address at the same time (__match_any_sync) hand
+// their values to the lowest of them, which issues one atomic; the launch is
+// kept.
 #include "cache/variant.h"
 #include "transform/edits.h"
 #include "transform/index_space.h"

@@ -547,7 +547,8 @@ std::string prologue_text(const KernelAst &k, const Window &w, long items, size_
 // effects and reading no memory): the group's stores as one store of
 // items * sizeof(*P) bytes (4, 8 or 16), taken at run time when every
 // item is live, v is consecutive over them and &P[v[0]] is aligned to that
-// size, then `else {` (closed by the caller). Empty when the statements are not of that form.
+// size, then `else {` (closed by the caller). Empty when the statements are
+// not of that form.
 std::string combined_store_text(const KernelAst &k, const Window &w, long items) {
   const auto *as = w.after.size() == 1 ? dyn_cast<BinaryOperator>(w.after[0]) : nullptr;
   if (!as || as->getOpcode() != BO_Assign) return "";
