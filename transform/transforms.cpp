@@ -93,26 +93,33 @@ Expected<std::shared_ptr<ParsedForm>> parsed_form(const KernelAst &k) {
   return parsed;
 }
 
+// `t` on the thread-per-item form of `in`'s kernel. Error "no-form" when
+// the kernel has none; otherwise "not-applicable" saying whether the form
+// could not be built or `t` refuses it.
+Expected<Offer> form_offer(const Transform &t, const Input &in) {
+  auto form = parsed_form(*in.ast);
+  if (!form) {
+    if (form.error().code == "no-form") return form.error();
+    return not_applicable("its thread-per-item form does not apply: " + form.error().message);
+  }
+  Input there{(*form)->ast->source(), (*form)->ast.get(), in.launches, in.metrics};
+  auto axes = t.space(there);
+  if (!axes) return not_applicable("in its thread-per-item form: " + axes.error().message);
+  return Offer{std::move(*axes), there, (*form)->form.launch, (*form)->ast};
+}
+
 } // namespace
 
 Expected<Offer> offer(const Transform &t, const Input &in) {
   if (t.prefers_form && in.ast)
-    if (auto form = parsed_form(*in.ast)) {
-      Input there{(*form)->ast->source(), (*form)->ast.get(), in.launches, in.metrics};
-      if (auto axes = t.space(there)) return Offer{std::move(*axes), there, (*form)->form.launch, (*form)->ast};
-    }
+    if (auto form = form_offer(t, in)) return form;
   auto own = t.space(in);
   if (own) return Offer{std::move(*own), in, std::nullopt, nullptr};
   if (!t.per_item || !in.ast || own.error().code != "not-applicable") return own.error();
-  auto form = parsed_form(*in.ast);
-  if (!form) {
-    if (form.error().code == "no-form") return own.error();
-    return not_applicable(own.error().message + "; its thread-per-item form does not apply: " + form.error().message);
-  }
-  Input there{(*form)->ast->source(), (*form)->ast.get(), in.launches, in.metrics};
-  auto axes = t.space(there);
-  if (!axes) return not_applicable(own.error().message + "; in its thread-per-item form: " + axes.error().message);
-  return Offer{std::move(*axes), there, (*form)->form.launch, (*form)->ast};
+  auto form = form_offer(t, in);
+  if (form) return form;
+  if (form.error().code == "no-form") return own.error();
+  return not_applicable(own.error().message + "; " + form.error().message);
 }
 
 Expected<Output> apply_offer(const Transform &t, const Offer &o, const Params &p) {
