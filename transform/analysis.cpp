@@ -281,6 +281,58 @@ bool continues(const Stmt *s) {
   return false;
 }
 
+const Expr *continue_guard(const Stmt *s) {
+  const auto *i = dyn_cast<IfStmt>(s);
+  if (!i || i->getElse() || i->getInit() || i->getConditionVariable()) return nullptr;
+  const Stmt *then = i->getThen();
+  if (const auto *c = dyn_cast<CompoundStmt>(then); c && c->size() == 1) then = c->body_front();
+  return isa<ContinueStmt>(then) ? i->getCond() : nullptr;
+}
+
+void for_each_read(const Stmt *s, const std::function<bool(const ArraySubscriptExpr *, const Path &, bool)> &on_read) {
+  std::function<void(const Stmt *, Path &, bool)> visit = [&](const Stmt *s, Path &path, bool plain) {
+    if (!s) return;
+    if (const auto *i = dyn_cast<IfStmt>(s)) {
+      visit(i->getCond(), path, plain);
+      path.emplace_back(i->getCond(), true);
+      visit(i->getThen(), path, plain);
+      path.back().second = false;
+      visit(i->getElse(), path, plain);
+      path.pop_back();
+      return;
+    }
+    if (const auto *cs = dyn_cast<CompoundStmt>(s)) { // after `if (C) continue;`, !C holds
+      size_t pushed = 0;
+      for (const Stmt *child : cs->body()) {
+        visit(child, path, plain);
+        if (const Expr *c = continue_guard(child)) {
+          path.emplace_back(c, false);
+          ++pushed;
+        } else if (continues(child)) {
+          plain = false;
+        }
+      }
+      path.resize(path.size() - pushed);
+      return;
+    }
+    if (const auto *c = dyn_cast<ImplicitCastExpr>(s); c && c->getCastKind() == CK_LValueToRValue)
+      if (const auto *sub = dyn_cast<ArraySubscriptExpr>(c->getSubExpr()->IgnoreParens());
+          sub && on_read(sub, path, plain))
+        return;
+    bool nested = isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s) || isa<SwitchStmt>(s) ||
+                  isa<ConditionalOperator>(s) || isa<BinaryConditionalOperator>(s) || isa<LambdaExpr>(s);
+    if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->isLogicalOp()) {
+      visit(b->getLHS(), path, plain);
+      visit(b->getRHS(), path, false);
+      return;
+    }
+    for (const Stmt *child : s->children())
+      visit(child, path, plain && !nested);
+  };
+  Path path;
+  visit(s, path, true);
+}
+
 bool has_return(const Stmt *s) {
   bool found = false;
   walk(s, [&](const Stmt *x) { found = found || isa<ReturnStmt>(x); });

@@ -85,6 +85,19 @@ bool has_return(const clang::Stmt *s);
 bool has_break_or_goto(const clang::Stmt *s); // break/goto/switch that leave `s`'s loops, labels
 // Whether `s` has a `continue` of the loop it is in (not of a nested loop).
 bool continues(const clang::Stmt *s);
+// C when `s` is `if (C) continue;` (or `{ continue; }`) without else.
+const clang::Expr *continue_guard(const clang::Stmt *s);
+
+// The `if`s on the way to a statement: condition, taken branch (true: then).
+using Path = std::vector<std::pair<const clang::Expr *, bool>>;
+
+// Calls `on_read(read, path, plain)` for each element read X[...] in `s`, with
+// the `if`s on its path; `plain` when it runs whenever its path holds: not in
+// a nested loop, a switch, a conditional operator, a lambda or the right of
+// && and ||, and after no `continue` other than `if (C) continue;` (whose !C
+// joins the path). Returning true ends the walk below that read.
+void for_each_read(const clang::Stmt *s,
+                   const std::function<bool(const clang::ArraySubscriptExpr *, const Path &, bool)> &on_read);
 
 // for (T v = init; v < bound (or <=); ++v / v++ / v += 1 / v = v + 1) body,
 // with `v` an integer not assigned in the body; or the same with `v = init`

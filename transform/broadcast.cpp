@@ -15,11 +15,12 @@
 //   - its body stores nothing to memory and has no return, break or goto;
 //   - a staged read P[f(t)] has P a pointer parameter to an arithmetic type,
 //     never assigned and used only in element reads, f built from t and
-//     uniform values, and runs at every step: not under an `if`, a loop, a
-//     switch, a conditional operator or the right of && and ||, and in no
-//     statement from the first that holds a `continue`. A thread that runs
-//     the loop then reads every element a tile stages, so the staging loads
-//     nothing the original would not.
+//     uniform values, and runs at every step: not in the branches of an
+//     `if` (its condition runs), a loop, a switch, a conditional operator or
+//     the right of && and ||, and after no `continue` (for_each_read's plain
+//     reads with an empty path). A thread that runs the loop then reads
+//     every element a tile stages, so the staging loads nothing the
+//     original would not.
 // Threads that do not run the loop (they returned, or C failed) reach no
 // barrier and leave the kernel, which releases the barriers for the others
 // (PTX: a barrier waits for the CTA's non-exited threads). A block runs the
@@ -34,8 +35,6 @@
 #include "transform/edits.h"
 #include "transform/index_space.h"
 #include "transform/uniform.h"
-
-#include "clang/AST/ExprCXX.h"
 
 namespace kbcc::transform {
 using namespace clang;
@@ -55,50 +54,28 @@ struct Broadcast {
   std::vector<Staged> staged;
 };
 
-// The element reads of `s` that run whenever the statement holding them
-// does: not under an if, a loop, a switch, a conditional operator, a lambda
-// or the right of && and ||.
-void plain_reads(const Stmt *s, std::vector<const ArraySubscriptExpr *> &out) {
-  if (!s || isa<IfStmt>(s) || isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s) || isa<SwitchStmt>(s) ||
-      isa<LambdaExpr>(s))
-    return;
-  if (const auto *c = dyn_cast<AbstractConditionalOperator>(s)) return plain_reads(c->getCond(), out);
-  if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->isLogicalOp()) return plain_reads(b->getLHS(), out);
-  if (const auto *a = dyn_cast<ArraySubscriptExpr>(s)) out.push_back(a);
-  for (const Stmt *c : s->children())
-    plain_reads(c, out);
-}
-
 // The reads of `loop`'s body to stage (see the file comment); at most eight
 // distinct values.
 std::vector<Staged> staged_reads(const KernelAst &k, const CountedLoop &loop) {
-  std::vector<const ArraySubscriptExpr *> reads;
-  const Stmt *body = loop.loop->getBody();
-  if (const auto *c = dyn_cast<CompoundStmt>(body)) {
-    for (const Stmt *st : c->body()) {
-      if (continues(st)) break;
-      plain_reads(st, reads);
-    }
-  } else if (!continues(body)) {
-    plain_reads(body, reads);
-  }
   std::vector<Staged> out;
   const Stmt *kernel_body = k.kernel()->getBody();
-  for (const ArraySubscriptExpr *sub : reads) {
+  // Reads that run at every step: plain and under no condition.
+  for_each_read(loop.loop->getBody(), [&](const ArraySubscriptExpr *sub, const Path &path, bool plain) {
     const auto *p = dyn_cast_or_null<ParmVarDecl>(var_of(sub->getBase()));
-    if (!p || !p->getType()->isPointerType() || assigns(kernel_body, p) || !only_read(k, p)) continue;
+    if (!plain || !path.empty() || !p || !p->getType()->isPointerType() || assigns(kernel_body, p) || !only_read(k, p))
+      return false;
     QualType element = p->getType()->getPointeeType();
-    if (!element->isArithmeticType() || !refers_to(sub->getIdx(), loop.var)) continue;
+    if (!element->isArithmeticType() || !refers_to(sub->getIdx(), loop.var)) return false;
     auto index = uniform_text(k, sub->getIdx(), Subst{{{loop.var, "__kbcc_tt"}}, nullptr});
-    if (!index) continue;
+    if (!index) return false;
     std::string value = p->getName().str() + "[" + *index + "]";
     auto same = std::find_if(out.begin(), out.end(), [&](const Staged &s) { return s.value == value; });
-    if (same != out.end()) {
+    if (same != out.end())
       same->reads.push_back(sub);
-    } else if (out.size() < 8) {
+    else if (out.size() < 8)
       out.push_back({{sub}, value, type_text(element.getUnqualifiedType(), k.context())});
-    }
-  }
+    return true;
+  });
   return out;
 }
 

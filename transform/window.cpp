@@ -182,15 +182,6 @@ std::optional<IntervalTerm> interval_term(const KernelAst &k, const Expr *term, 
   return IntervalTerm{op == BO_GE || op == BO_GT, BinaryOperator::getOpcodeStr(op).str(), *bound};
 }
 
-// C when `s` is `if (C) continue;` (or `{ continue; }`) without else.
-const Expr *continue_guard(const Stmt *s) {
-  const auto *i = dyn_cast<IfStmt>(s);
-  if (!i || i->getElse() || i->getInit() || i->getConditionVariable()) return nullptr;
-  const Stmt *then = i->getThen();
-  if (const auto *c = dyn_cast<CompoundStmt>(then); c && c->size() == 1) then = c->body_front();
-  return isa<ContinueStmt>(then) ? i->getCond() : nullptr;
-}
-
 // The CUDA vector type of four `element`s, when `element` is a 4-byte float
 // or integer; empty otherwise.
 std::string vector_of(QualType element) {
@@ -206,58 +197,6 @@ std::string vector_of(QualType element) {
   default:
     return "";
   }
-}
-
-// The `if`s on the way to a statement: condition, taken branch (true: then).
-using Path = std::vector<std::pair<const Expr *, bool>>;
-
-// Calls `on_read(read, path, plain)` for each element read X[...] in `s`, with
-// the `if`s on its path; `plain` when it runs whenever its path holds: not in
-// a nested loop, a switch, a conditional operator, a lambda or the right of
-// && and ||, and after no `continue` other than `if (C) continue;` (whose !C
-// joins the path). Returning true ends the walk below that read.
-void for_each_read(const Stmt *s, const std::function<bool(const ArraySubscriptExpr *, const Path &, bool)> &on_read) {
-  std::function<void(const Stmt *, Path &, bool)> visit = [&](const Stmt *s, Path &path, bool plain) {
-    if (!s) return;
-    if (const auto *i = dyn_cast<IfStmt>(s)) {
-      visit(i->getCond(), path, plain);
-      path.emplace_back(i->getCond(), true);
-      visit(i->getThen(), path, plain);
-      path.back().second = false;
-      visit(i->getElse(), path, plain);
-      path.pop_back();
-      return;
-    }
-    if (const auto *cs = dyn_cast<CompoundStmt>(s)) { // after `if (C) continue;`, !C holds
-      size_t pushed = 0;
-      for (const Stmt *child : cs->body()) {
-        visit(child, path, plain);
-        if (const Expr *c = continue_guard(child)) {
-          path.emplace_back(c, false);
-          ++pushed;
-        } else if (continues(child)) {
-          plain = false;
-        }
-      }
-      path.resize(path.size() - pushed);
-      return;
-    }
-    if (const auto *c = dyn_cast<ImplicitCastExpr>(s); c && c->getCastKind() == CK_LValueToRValue)
-      if (const auto *sub = dyn_cast<ArraySubscriptExpr>(c->getSubExpr()->IgnoreParens());
-          sub && on_read(sub, path, plain))
-        return;
-    bool nested = isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s) || isa<SwitchStmt>(s) ||
-                  isa<ConditionalOperator>(s) || isa<BinaryConditionalOperator>(s) || isa<LambdaExpr>(s);
-    if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->isLogicalOp()) {
-      visit(b->getLHS(), path, plain);
-      visit(b->getRHS(), path, false);
-      return;
-    }
-    for (const Stmt *child : s->children())
-      visit(child, path, plain && !nested);
-  };
-  Path path;
-  visit(s, path, true);
 }
 
 // The reads of `w.array` in the loop body that can come from the window, with
