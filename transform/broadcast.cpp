@@ -20,7 +20,8 @@
 //     the right of && and ||, and after no `continue` (for_each_read's plain
 //     reads with an empty path). A thread that runs the loop then reads
 //     every element a tile stages, so the staging loads nothing the
-//     original would not.
+//     original would not. Reads of a staged value elsewhere in the body (in
+//     a branch, say) are served from the tile too.
 // Threads that do not run the loop (they returned, or C failed) reach no
 // barrier and leave the kernel, which releases the barriers for the others
 // (PTX: a barrier waits for the CTA's non-exited threads). A block runs the
@@ -55,27 +56,35 @@ struct Broadcast {
 };
 
 // The reads of `loop`'s body to stage (see the file comment); at most eight
-// distinct values.
+// distinct values. A staged value also serves its reads that do not run at
+// every step.
 std::vector<Staged> staged_reads(const KernelAst &k, const CountedLoop &loop) {
-  std::vector<Staged> out;
+  struct Candidate {
+    const ArraySubscriptExpr *read;
+    std::string value, element;
+    bool every_step; // plain, under no condition
+  };
+  std::vector<Candidate> found;
   const Stmt *kernel_body = k.kernel()->getBody();
-  // Reads that run at every step: plain and under no condition.
   for_each_read(loop.loop->getBody(), [&](const ArraySubscriptExpr *sub, const Path &path, bool plain) {
     const auto *p = dyn_cast_or_null<ParmVarDecl>(var_of(sub->getBase()));
-    if (!plain || !path.empty() || !p || !p->getType()->isPointerType() || assigns(kernel_body, p) || !only_read(k, p))
-      return false;
+    if (!p || !p->getType()->isPointerType() || assigns(kernel_body, p) || !only_read(k, p)) return false;
     QualType element = p->getType()->getPointeeType();
     if (!element->isArithmeticType() || !refers_to(sub->getIdx(), loop.var)) return false;
     auto index = uniform_text(k, sub->getIdx(), Subst{{{loop.var, "__kbcc_tt"}}, nullptr});
     if (!index) return false;
-    std::string value = p->getName().str() + "[" + *index + "]";
-    auto same = std::find_if(out.begin(), out.end(), [&](const Staged &s) { return s.value == value; });
-    if (same != out.end())
-      same->reads.push_back(sub);
-    else if (out.size() < 8)
-      out.push_back({{sub}, value, type_text(element.getUnqualifiedType(), k.context())});
+    found.push_back({sub, p->getName().str() + "[" + *index + "]", type_text(element.getUnqualifiedType(), k.context()),
+                     plain && path.empty()});
     return true;
   });
+  std::vector<Staged> out;
+  auto staged = [&](const std::string &value) {
+    return std::find_if(out.begin(), out.end(), [&](const Staged &s) { return s.value == value; });
+  };
+  for (const Candidate &c : found)
+    if (c.every_step && staged(c.value) == out.end() && out.size() < 8) out.push_back({{}, c.value, c.element});
+  for (const Candidate &c : found)
+    if (auto s = staged(c.value); s != out.end()) s->reads.push_back(c.read);
   return out;
 }
 
