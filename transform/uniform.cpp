@@ -50,9 +50,27 @@ bool span_of(const KernelAst &k, const Stmt *s, size_t &b, size_t &x) {
   return k.span(s->getSourceRange(), b, x) || k.file_span(s->getSourceRange(), b, x);
 }
 
+// The value `v` holds wherever the kernel reads it defined: its initializer
+// when the kernel never writes it, or, for a declaration without one (C89
+// style, `int n; ... n = nx * ns;`), the right-hand side of the only write,
+// a top-level statement `v = rhs;` of the kernel's body. Null otherwise.
+static const Expr *single_value(const KernelAst &k, const VarDecl *v) {
+  const Stmt *body = k.kernel()->getBody();
+  if (v->getInit()) return assigns(body, v) ? nullptr : v->getInit();
+  const Expr *value = nullptr;
+  for (const Stmt *s : body->children()) {
+    const auto *b = dyn_cast<BinaryOperator>(s);
+    if (b && b->getOpcode() == BO_Assign && var_of(b->getLHS()) == v && !value && !assigns(b->getRHS(), v))
+      value = b->getRHS();
+    else if (assigns(s, v))
+      return nullptr;
+  }
+  return value;
+}
+
 // Text of `e` computed the same by every thread: parameters, literals and
-// locals never assigned whose initializers are such text (inlined), with
-// `subst` applied. nullopt otherwise.
+// locals whose single_value is such text (inlined), with `subst` applied.
+// nullopt otherwise.
 std::optional<std::string> uniform_text(const KernelAst &k, const Expr *e, const Subst &subst, int depth) {
   size_t b = 0, x = 0;
   if (depth > 8 || !span_of(k, e, b, x)) return std::nullopt;
@@ -93,12 +111,14 @@ std::optional<std::string> uniform_text(const KernelAst &k, const Expr *e, const
       repls.push_back({rb, rx, it->second});
       return;
     }
-    if (!v->hasLocalStorage() || !v->getInit() || !v->getType()->isScalarType() || v->getType().isVolatileQualified() ||
-        assigns(k.kernel()->getBody(), v)) {
+    const Expr *value = v->hasLocalStorage() && v->getType()->isScalarType() && !v->getType().isVolatileQualified()
+                            ? single_value(k, v)
+                            : nullptr;
+    if (!value) {
       ok = false;
       return;
     }
-    auto init = uniform_text(k, v->getInit(), subst, depth + 1);
+    auto init = uniform_text(k, value, subst, depth + 1);
     ok = init.has_value();
     if (ok) repls.push_back({rb, rx, "((" + type_text(v->getType(), k.context()) + ")(" + *init + "))"});
   };

@@ -19,6 +19,7 @@
 #include "transform/edits.h"
 #include "transform/streams.h"
 #include "transform/transform.h"
+#include "transform/uniform.h"
 
 #include <algorithm>
 #include <functional>
@@ -128,9 +129,12 @@ Expected<Output> vector_apply(const Input &in, const Params &params) {
   body += "  const unsigned long long __kbcc_i0 = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) * " + V +
           "ull;\n  if (";
   for (size_t i = 0; i < p->streams.bounds.size(); ++i) {
-    std::string bound = k.text(p->streams.bounds[i]->getSourceRange());
-    if (bound.empty()) return not_applicable("a bound is written in a macro");
-    body += std::string(i ? " && " : "") + "(long long)__kbcc_i0 + " + V + " <= (long long)(" + bound + ")";
+    // The check runs before the item's code: the bound must be known there.
+    auto bound = uniform_text(k, p->streams.bounds[i]);
+    if (!bound)
+      return not_applicable("the bound '" + k.text(p->streams.bounds[i]->getSourceRange()) +
+                            "' is not computed from parameters alone");
+    body += std::string(i ? " && " : "") + "(long long)__kbcc_i0 + " + V + " <= (long long)" + *bound;
   }
   body += ") {\n";
   for (const Vector &v : p->vectors) {
