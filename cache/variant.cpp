@@ -72,7 +72,10 @@ json to_json(const VariantRecord &r) {
               {"speedup", t.speedup()},
               {"gpu_name", t.gpu_name},
               {"driver", t.driver}}}};
-  if (r.launch) j["launch"] = launch::to_json(*r.launch);
+  if (r.launch) { // canonical, as a parsed record holds it: the text, and so a remote address, must round-trip
+    auto c = launch::canonical(*r.launch);
+    j["launch"] = launch::to_json(c ? *c : *r.launch);
+  }
   if (!r.numerics.empty()) j["numerics"] = r.numerics;
   if (!r.signature.empty()) j["signature"] = r.signature;
   if (!r.signer.empty()) j["signer"] = r.signer;

@@ -71,6 +71,9 @@ TEST(Variant, AMappingSpelledOtherwiseThanCanonicallyRoundTrips) {
   auto back = variant_from_json(to_json(r), "t");
   ASSERT_TRUE(back) << back.error().message;
   EXPECT_EQ(back->id(), r.id());
+  // The text is the same too: a remote store addresses a record by its hash.
+  EXPECT_EQ(to_json(*back).dump(), to_json(r).dump());
+  EXPECT_EQ(to_json(r)["launch"]["grid"][0], "ceil_div(grid.x * block.x, 4096)");
 }
 
 TEST(Variant, FutureVersionsAndBadMappingsAreRefusedClearly) {

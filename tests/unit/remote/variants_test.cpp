@@ -84,6 +84,27 @@ TEST(RemoteVariants, ContentNotMatchingItsAddressIsRejected) {
   set_log_path("");
 }
 
+TEST(RemoteVariants, AMappingSpelledOtherwiseThanCanonicallyIsFoundAndVerified) {
+  auto store = make_memory_store();
+  KeyPair team = generate_key();
+  auto r = sample_variant(kHash, "sm_90", 2);
+  launch::LaunchMapping m;
+  m.grid = {"ceil_div((grid.x*block.x), 512)", "1", "1"};
+  m.block = {"128", "1", "1"};
+  m.shared = "0";
+  m.preconditions = {"grid.y == 1", "grid.y==1", "(grid.x * block.x) % 512 == 0 || n <= grid.x*block.x"};
+  r.launch = m;
+  sign_variant(r, team);
+  ASSERT_TRUE(publish_variant(*store, r));
+  uint64_t rejected = 0;
+  auto found = download_variants(*store, kHash, "sm_90", {{team.public_hex, "team"}}, {}, far(), 10, &rejected);
+  ASSERT_TRUE(found);
+  EXPECT_EQ(rejected, 0u);
+  ASSERT_EQ(found->size(), 1u);
+  EXPECT_EQ((*found)[0].trust, Trust::kTrusted);
+  EXPECT_EQ((*found)[0].record.launch->preconditions.size(), 2u);
+}
+
 TEST(RemoteVariants, UnvalidatedVariantsAreNotPublished) {
   auto store = make_memory_store();
   auto r = sample_variant();
