@@ -7,29 +7,36 @@ every kernel kbcc may optimize is then offered to every transform listed by
 Exit status 0 means the transform applies; otherwise its refusal message is kept.
 Kernels that kbcc cannot optimize (a parse error inside, or another
 not-optimizable reason) and files whose parse fails are counted and listed apart.
-Nothing runs on a GPU; the report is Markdown.
+Nothing runs on a GPU; the report is Markdown. With --compile, every accepted
+transform's output is compiled with nvcc (the same flags, `-c`); with
+--settings too, so is the output of each other value of each parameter it
+lists, one changed at a time. This counts the rewrites that would fail before
+reaching the GPU.
 
 A file named <A>_<B>_<name>.cu is labelled "LS-CAT data/kernels/<A>/<B>/<name>.cu"
 (the layout of the LS-CAT dataset); any other file by its path under its DIR.
 
-Usage: bench/coverage/reach.py [--kbcc PATH] [--flags "NVCC FLAGS"] [--out FILE.md] DIR...
+Usage: bench/coverage/reach.py [--kbcc PATH] [--flags "NVCC FLAGS"] [--compile [--settings]] [--out FILE.md] DIR...
 """
 import argparse
 import collections
 import concurrent.futures
 import datetime
+import functools
 import json
 import os
 import re
 import shlex
 import subprocess
 import sys
+import tempfile
 
 TIMEOUT_S = 60
 WORKERS = 2
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.normpath(os.path.join(HERE, "..", ".."))
 LSCAT_NAME = re.compile(r"^(\d+)_(\d+)_(.+\.cu)$")
+PARAMETER = re.compile(r"^// kbcc: parameter (\S+) = (\S+) of (.+)$", re.M)
 # What the optimization loop would supply from a capture and a profile, which
 # `--transform` alone lacks: a launch's block for launch_bounds, a register count for maxnreg.
 EXTRA_ARGS = {"launch_bounds": ["--block", "256"], "maxnreg": ["--param", "registers=64"]}
@@ -121,9 +128,10 @@ def first_line(text):
     return next((l.strip() for l in text.splitlines() if l.strip()), "")
 
 
-def try_transform(kbcc, path, kernel, tid, opt_flags):
+def try_transform(kbcc, path, kernel, tid, opt_flags, nvcc_flags=None, settings=False):
     """Outcome of one `kbcc optimize --transform`: (accepted, message). message is the refusal
-    with its "kbcc optimize: ID (class): " prefix removed, or names a timeout or crash."""
+    with its "kbcc optimize: ID (class): " prefix removed, or names a timeout or crash; when
+    the transform applies and `nvcc_flags` is given, message is compile_output()'s verdict."""
     cmd = [kbcc, "optimize", "--transform", tid, "--source", path, "--kernel", kernel]
     cmd += opt_flags + EXTRA_ARGS.get(tid, [])
     try:
@@ -131,7 +139,7 @@ def try_transform(kbcc, path, kernel, tid, opt_flags):
     except subprocess.TimeoutExpired:
         return False, "TIMEOUT after %d s" % TIMEOUT_S
     if r.returncode == 0:
-        return True, ""
+        return True, compile_settings(r.stdout, cmd, path, nvcc_flags, settings) if nvcc_flags is not None else ""
     lines = [l.strip() for l in r.stderr.splitlines() if l.strip()]
     refusal = next((l for l in lines if l.startswith("kbcc optimize: ")), lines[-1] if lines else "")
     msg = re.sub(r"^kbcc optimize: \S+ \([^)]*\): ", "", refusal)
@@ -140,22 +148,81 @@ def try_transform(kbcc, path, kernel, tid, opt_flags):
     return False, msg
 
 
+def compile_settings(text, cmd, path, nvcc_flags, settings):
+    """compile_output() of `text`, the output of `cmd`, then, when `settings`, of each other value of
+    each parameter the output lists (`// kbcc: parameter NAME = VALUE of V1 V2 ...`), one parameter
+    changed at a time as a search's step would; the first failure, its setting named, or ""."""
+    if not original_compiles(path, nvcc_flags):
+        return ""
+    failure = compile_output(text, path, nvcc_flags)
+    for name, value, values in PARAMETER.findall(text) if settings else []:
+        for other in values.split():
+            if failure:
+                return failure
+            if other == value:
+                continue
+            try:
+                r = subprocess.run(cmd + ["--param", "%s=%s" % (name, other)], capture_output=True, text=True,
+                                   timeout=TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                return "TIMEOUT after %d s with %s=%s" % (TIMEOUT_S, name, other)
+            if r.returncode == 0:
+                failure = compile_output(r.stdout, path, nvcc_flags)
+                failure = failure and failure.replace("COMPILE: ", "COMPILE (%s=%s): " % (name, other), 1)
+    return failure
+
+
+@functools.lru_cache(maxsize=None)
+def original_compiles(path, nvcc_flags):
+    """Whether `path` itself compiles with `nvcc nvcc_flags -c`: only then do its rewrites count."""
+    with open(path) as f:
+        return compile_output(f.read(), path, nvcc_flags) == ""
+
+
+def compile_output(text, path, nvcc_flags):
+    """"" when `text` (a transformed copy of `path`) compiles with `nvcc nvcc_flags -c`, run
+    with the source's directory on the include path; else "COMPILE: " and nvcc's first error."""
+    nvcc = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc")
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, os.path.basename(path))
+        with open(src, "w") as f:
+            f.write(text)
+        cmd = [nvcc] + shlex.split(nvcc_flags) + ["-I", os.path.dirname(os.path.abspath(path)),
+                                                   "-c", "-o", os.path.join(tmp, "out.o"), src]
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S * 3)
+        except subprocess.TimeoutExpired:
+            return "COMPILE: nvcc timed out"
+    if r.returncode == 0:
+        return ""
+    errors = [l for l in r.stderr.splitlines() if "error" in l]
+    return "COMPILE: " + re.sub(r"^\S*/", "", (errors or [first_line(r.stderr)])[0])
+
+
 def cell(text, limit=220):
     """`text` safe for a Markdown table cell, shortened to `limit` characters."""
     text = text.replace("|", "\\|").replace("\n", " ")
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
-def report(cmdline, ids, files, failed_files, kernels, results):
+def report(cmdline, ids, files, failed_files, kernels, results, compiled, settings):
     """The Markdown report. kernels: [(label, path, kernel)] as explain() gives them (optimizable
-    when kernel["reason"] is ""); results[(path, name, tid)] = (accepted, message) for the optimizable."""
+    when kernel["reason"] is ""); results[(path, name, tid)] = (accepted, message) for the optimizable;
+    `compiled`: the nvcc flags accepted outputs were compiled with (their message then says how), or None;
+    `settings`: whether every parameter value was compiled too."""
     try:
         commit = subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"],
                                 capture_output=True, text=True).stdout.strip()
     except OSError:
         commit = "unknown"
     ok = [k for k in kernels if not k[2]["reason"]]
+    unbuilt = sorted({label for (label, p, _) in ok if compiled and not original_compiles(p, compiled)})
     blocked = [k for k in kernels if k[2]["reason"]]
+    compile_note = ["Output compiles: of the kernels accepted in files that compile as given (%d of the %d files "
+                    "with optimizable kernels do not: %s), those whose rewrite compiles with nvcc with the "
+                    "transform's first setting%s."
+                    % (len(unbuilt), len({k[1] for k in ok}), ", ".join(unbuilt) or "none",
+                       " and with each other value of each of its parameters" if settings else ""), ""] if compiled else []
     out = ["# Transform reach: kernels each mechanical transform accepts", "",
            "Generated by `bench/coverage/reach.py` on %s, kbcc commit %s." % (datetime.date.today(), commit),
            "", "```", cmdline, "```", "",
@@ -166,11 +233,26 @@ def report(cmdline, ids, files, failed_files, kernels, results):
            "%d `.cu` files, %d kernels found: %d optimizable (offered to every transform), "
            "%d not optimizable (listed below), %d files whose parse failed."
            % (len(files), len(kernels), len(ok), len(blocked), len(failed_files)), "",
+           ] + compile_note + [
            "## Kernels accepted per transform", "",
-           "| transform | kernels accepted | share |", "|---|---:|---:|"]
+           "| transform | kernels accepted | share |" + (" output compiles |" if compiled else ""),
+           "|---|---:|---:|" + ("---:|" if compiled else "")]
+    broken = []
+    checked = [k for k in ok if not compiled or original_compiles(k[1], compiled)]
     for tid in ids:
-        n = sum(1 for (_, p, k) in ok if results[(p, k["name"], tid)][0])
-        out.append("| `%s` | %d of %d | %.0f%% |" % (tid, n, len(ok), 100.0 * n / len(ok) if ok else 0))
+        acc = [(label, k) for (label, p, k) in ok if results[(p, k["name"], tid)][0]]
+        row = "| `%s` | %d of %d | %.0f%% |" % (tid, len(acc), len(ok), 100.0 * len(acc) / len(ok) if ok else 0)
+        if compiled:
+            acc = [(label, p, k) for (label, p, k) in checked if results[(p, k["name"], tid)][0]]
+            bad = [(label, k, results[(p, k["name"], tid)][1]) for (label, p, k) in acc
+                   if results[(p, k["name"], tid)][1]]
+            broken += [(tid, label, k, msg) for (label, k, msg) in bad]
+            row += " %d of %d |" % (len(acc) - len(bad), len(acc))
+        out.append(row)
+    if broken:
+        out += ["", "## Accepted, but the output does not compile", "",
+                "| transform | source | kernel | nvcc |", "|---|---|---|---|"]
+        out += ["| `%s` | %s | `%s` | %s |" % (t, label, k["name"], cell(m)) for (t, label, k, m) in broken]
     out += ["", "## Most frequent refusals per transform (top 3)", "",
             "| transform | refusal | kernels |", "|---|---|---:|"]
     for tid in ids:
@@ -200,6 +282,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--kbcc")
     ap.add_argument("--flags", default="-arch=sm_90", help='nvcc flags of the parse (default "-arch=sm_90")')
+    ap.add_argument("--compile", action="store_true", help="compile every accepted transform's output with nvcc")
+    ap.add_argument("--settings", action="store_true", help="with --compile: every parameter value too")
     ap.add_argument("--out", help="write the Markdown report here (default: stdout)")
     ap.add_argument("dirs", nargs="+")
     args = ap.parse_args()
@@ -216,13 +300,15 @@ def main():
     jobs = [(p, k["name"], t) for (_, p, k) in kernels if not k["reason"] for t in ids]
     results = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=WORKERS) as pool:
-        futures = {pool.submit(try_transform, kbcc, p, k, t, opt_flags): (p, k, t) for (p, k, t) in jobs}
+        futures = {pool.submit(try_transform, kbcc, p, k, t, opt_flags,
+                               args.flags if args.compile else None, args.settings): (p, k, t) for (p, k, t) in jobs}
         for i, f in enumerate(concurrent.futures.as_completed(futures), 1):
             results[futures[f]] = f.result()
             if i % 100 == 0:
                 print("reach: %d of %d transform runs" % (i, len(jobs)), file=sys.stderr)
     cmdline = "bench/coverage/reach.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    text = report(cmdline, ids, files, failed_files, kernels, results)
+    text = report(cmdline, ids, files, failed_files, kernels, results, args.flags if args.compile else None,
+                  args.settings)
     if args.out:
         with open(args.out, "w") as f:
             f.write(text)
