@@ -39,7 +39,8 @@ struct Vector {
 struct Plan {
   StreamPlan streams;
   std::vector<Vector> vectors;
-  unsigned lanes = 0; // V
+  unsigned lanes = 0;              // V
+  std::vector<std::string> bounds; // the guards' bounds, as text valid at the kernel's entry
 };
 
 Expected<Plan> analyze(const KernelAst &k) {
@@ -77,6 +78,13 @@ Expected<Plan> analyze(const KernelAst &k) {
     return not_applicable("'" + scalar + "' is stored at the thread's own element but cannot be vectorized");
   p.lanes = 16 / widest;
   if (p.lanes < 2) return not_applicable("the streams' elements are 16 bytes wide already");
+  // The fast path's check runs before the item's code: the bounds must be known there.
+  for (const clang::Expr *b : p.streams.bounds) {
+    auto text = uniform_text(k, b);
+    if (!text)
+      return not_applicable("the bound '" + k.text(b->getSourceRange()) + "' is not computed from parameters alone");
+    p.bounds.push_back(*text);
+  }
   return p;
 }
 
@@ -128,14 +136,8 @@ Expected<Output> vector_apply(const Input &in, const Params &params) {
   }
   body += "  const unsigned long long __kbcc_i0 = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) * " + V +
           "ull;\n  if (";
-  for (size_t i = 0; i < p->streams.bounds.size(); ++i) {
-    // The check runs before the item's code: the bound must be known there.
-    auto bound = uniform_text(k, p->streams.bounds[i]);
-    if (!bound)
-      return not_applicable("the bound '" + k.text(p->streams.bounds[i]->getSourceRange()) +
-                            "' is not computed from parameters alone");
-    body += std::string(i ? " && " : "") + "(long long)__kbcc_i0 + " + V + " <= (long long)" + *bound;
-  }
+  for (size_t i = 0; i < p->bounds.size(); ++i)
+    body += std::string(i ? " && " : "") + "(long long)__kbcc_i0 + " + V + " <= (long long)" + p->bounds[i];
   body += ") {\n";
   for (const Vector &v : p->vectors) {
     std::string name = v.stream->param->getName().str();
