@@ -1089,22 +1089,25 @@ TEST(Transforms, TilingStagesAStencilsTileAndHalo) {
 }
 
 TEST(Transforms, TilingReadsStencilRowsFromTheStride) {
-  // i = y * cols + x; i - cols is the row above.
-  const char *five = R"(__global__ void s5(int rows, int cols, const float *in, float *out) {
+  // i = y * cols + x; i + cols is the row below.
+  std::string five = R"(__global__ void s5(int rows, int cols, const float *in, float *out) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (y <= 0 || x <= 0 || y >= rows - 1 || x >= cols - 1) return;
+  if (y <= 1 || x <= 1 || y >= rows - 2 || x >= cols - 2) return;
   size_t i = (size_t)y * cols + x;
-  out[i] = in[i] + in[i - 1] + in[i + cols];
+  out[i] = in[i] + in[i - 2] + in[i + cols];
 })";
   Output out = applied("smem_tiling", five);
-  EXPECT_NE(out.source.find("__kbcc_xlo1 = (long long)(0 - (1))"), std::string::npos) << out.source;
+  EXPECT_NE(out.source.find("__kbcc_xlo1 = (long long)(0 - (2))"), std::string::npos) << out.source;
   EXPECT_NE(out.source.find("__kbcc_ylo2 = (long long)(0 + 1)"), std::string::npos);
   // Each read loads its own rectangle: the corners nobody reads stay unloaded.
   EXPECT_NE(out.source.find("(__kbcc_run2 && __kbcc_tx >= __kbcc_xa2 && __kbcc_tx <= __kbcc_xb2"), std::string::npos);
   EXPECT_NE(out.source.find("out[i[__kbcc_q]] = __kbcc_tile[(threadIdx.y + __kbcc_q * blockDim.y + __kbcc_oy0) * "
                             "__kbcc_fwu + threadIdx.x + __kbcc_ox0]"),
             std::string::npos);
+  // Within one element of the output in each dimension, the L1 cache serves the reuse.
+  five.replace(five.find("in[i - 2]"), 9, "in[i - 1]");
+  EXPECT_NE(refusal("smem_tiling", five).find("'in' is read at most one element from each output"), std::string::npos);
 }
 
 TEST(Transforms, TilingStencilFollowsContinue) {
