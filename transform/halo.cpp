@@ -57,13 +57,20 @@ using namespace clang;
 
 namespace {
 
+// A term the same for every thread: its text, sign and, when the compiler
+// can evaluate it, its value.
+struct Uniform {
+  std::string text;
+  int sign = 1;
+  std::optional<long long> value;
+};
+
 // An index expression as a sum: the x and y indexes, loop variables and
-// uniform terms with their signs, and products of a non-uniform factor by
-// the stride.
+// uniform terms, and products of a non-uniform factor by the stride.
 struct Linear {
   int index[2] = {0, 0};
   std::map<const VarDecl *, int> loops;
-  std::vector<std::pair<std::string, int>> uniform; // text, sign
+  std::vector<Uniform> uniform;
   std::vector<std::pair<const Expr *, int>> products;
   std::string stride;
 };
@@ -72,7 +79,8 @@ struct Linear {
 struct Coord {
   const VarDecl *loop = nullptr;
   int sign = 0;
-  std::string c = "0"; // uniform text
+  std::string c = "0";            // uniform text
+  std::optional<long long> value; // c's value, when known at compile time
 };
 
 struct HaloRead {
@@ -121,6 +129,13 @@ const Expr *strip_int_casts(const Expr *e, const ASTContext &ctx) {
   }
 }
 
+// The value of integer expression `e` when the compiler can evaluate it.
+std::optional<long long> constant_value(const Expr *e, const ASTContext &ctx) {
+  Expr::EvalResult r;
+  if (!e->EvaluateAsInt(r, ctx)) return std::nullopt;
+  return r.Val.getInt().getExtValue();
+}
+
 // Adds `e` (times `sign`) to `out`; false when it is not such a sum. Locals
 // never assigned are followed into their initializers.
 bool linearize(const KernelAst &k, const Halo &h, const std::set<const VarDecl *> &loop_vars, const Expr *e, int sign,
@@ -135,7 +150,7 @@ bool linearize(const KernelAst &k, const Halo &h, const std::set<const VarDecl *
     if (b->getOpcode() == BO_Mul) {
       auto l = uniform_text(k, b->getLHS()), r = uniform_text(k, b->getRHS());
       if (l && r) {
-        out.uniform.push_back({"(" + *l + " * " + *r + ")", sign});
+        out.uniform.push_back({"(" + *l + " * " + *r + ")", sign, constant_value(b, ctx)});
         return true;
       }
       if (!l && !r) return false;
@@ -164,7 +179,7 @@ bool linearize(const KernelAst &k, const Halo &h, const std::set<const VarDecl *
   }
   auto text = uniform_text(k, e);
   if (!text) return false;
-  out.uniform.push_back({*text, sign});
+  out.uniform.push_back({*text, sign, constant_value(e, ctx)});
   return true;
 }
 
@@ -178,8 +193,11 @@ std::optional<Coord> coord_of(const Linear &l, int d) {
     c.loop = v;
     c.sign = s;
   }
-  for (const auto &[text, s] : l.uniform)
-    c.c += (s > 0 ? " + " : " - ") + text;
+  c.value = 0;
+  for (const Uniform &u : l.uniform) {
+    c.c += (u.sign > 0 ? " + " : " - ") + u.text;
+    c.value = c.value && u.value ? std::optional(*c.value + u.sign * *u.value) : std::nullopt;
+  }
   c.c = "(" + c.c + ")";
   return c;
 }
@@ -202,8 +220,8 @@ std::optional<HaloRead> decompose(const KernelAst &k, Halo &h, const std::set<co
   Linear row, col = l;
   col.products.clear();
   col.uniform.clear();
-  for (const auto &[text, s] : l.uniform) // +-S is a row
-    (text == l.stride ? row.uniform.push_back({"1", s}) : col.uniform.push_back({text, s}));
+  for (const Uniform &u : l.uniform) // +-S is a row
+    (u.text == l.stride ? row.uniform.push_back({"1", u.sign, 1}) : col.uniform.push_back(u));
   for (const auto &[factor, s] : l.products) {
     Linear f;
     if (!linearize(k, h, loop_vars, factor, s, f) || !f.products.empty()) return std::nullopt;
@@ -460,64 +478,19 @@ void find_nest(Halo &h, const std::vector<const Stmt *> &main) {
   h.nest = nest;
 }
 
-// The value of `text` when it is a sum of integer literals, as a read's
-// known offsets are written ("(0 - (1))"); nullopt otherwise.
-std::optional<long long> literal_sum(const std::string &text) {
-  size_t at = 0;
-  std::function<std::optional<long long>()> sum, term;
-  auto skip = [&] {
-    while (at < text.size() && text[at] == ' ')
-      ++at;
-  };
-  term = [&]() -> std::optional<long long> {
-    skip();
-    if (at < text.size() && (text[at] == '-' || text[at] == '+')) {
-      bool minus = text[at++] == '-';
-      auto v = term();
-      return v && minus ? std::optional<long long>(-*v) : v;
-    }
-    if (at < text.size() && text[at] == '(') {
-      ++at;
-      auto v = sum();
-      skip();
-      if (!v || at >= text.size() || text[at] != ')') return std::nullopt;
-      ++at;
-      return v;
-    }
-    size_t b = at;
-    while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at])) && at - b < 15)
-      ++at;
-    if (at == b) return std::nullopt;
-    return std::stoll(text.substr(b, at - b));
-  };
-  sum = [&]() -> std::optional<long long> {
-    auto v = term();
-    for (skip(); v && at < text.size() && (text[at] == '+' || text[at] == '-'); skip()) {
-      bool minus = text[at++] == '-';
-      auto w = term();
-      if (!w) return std::nullopt;
-      *v += minus ? -*w : *w;
-    }
-    return v;
-  };
-  auto v = sum();
-  skip();
-  return at == text.size() ? v : std::nullopt;
-}
-
 // The offsets [lo, hi] of coordinate `c` of read `r` from the thread's
-// output, when they are known at compile time: a literal offset, plus a
-// loop variable whose loop has literal bounds. nullopt otherwise.
-std::optional<std::pair<long long, long long>> offset_range(const KernelAst &k, const HaloRead &r, const Coord &c) {
-  auto v = literal_sum(c.c);
-  if (!v || !c.loop) return v ? std::optional(std::pair(*v, *v)) : std::nullopt;
+// output, when they are known at compile time (offset_range's texts as
+// numbers): a constant offset, plus a loop variable whose loop has constant
+// bounds. nullopt otherwise.
+std::optional<std::pair<long long, long long>> known_offset_range(const KernelAst &k, const HaloRead &r,
+                                                                  const Coord &c) {
+  if (!c.value || !c.loop) return c.value ? std::optional(std::pair(*c.value, *c.value)) : std::nullopt;
   for (const CountedLoop &l : r.loops) {
-    Expr::EvalResult first, last;
-    if (l.var != c.loop || !l.init->EvaluateAsInt(first, k.context()) || !l.bound->EvaluateAsInt(last, k.context()))
-      continue;
-    long long a = c.sign * first.Val.getInt().getExtValue();
-    long long b = c.sign * (last.Val.getInt().getExtValue() - (l.inclusive ? 0 : 1));
-    return std::pair(*v + std::min(a, b), *v + std::max(a, b));
+    if (l.var != c.loop) continue;
+    auto first = constant_value(l.init, k.context()), last = constant_value(l.bound, k.context());
+    if (!first || !last) return std::nullopt;
+    long long a = c.sign * *first, b = c.sign * (*last - (l.inclusive ? 0 : 1));
+    return std::pair(*c.value + std::min(a, b), *c.value + std::max(a, b));
   }
   return std::nullopt;
 }
@@ -529,7 +502,7 @@ std::optional<std::pair<long long, long long>> offset_range(const KernelAst &k, 
 bool within_one(const KernelAst &k, const Halo &h) {
   for (const HaloRead &r : h.reads)
     for (const Coord &c : r.at) {
-      auto range = offset_range(k, r, c);
+      auto range = known_offset_range(k, r, c);
       if (!range || range->first < -1 || range->second > 1) return false;
     }
   return true;
