@@ -155,20 +155,18 @@ def compile_settings(text, cmd, path, nvcc_flags, settings):
     if not original_compiles(path, nvcc_flags):
         return ""
     failure = compile_output(text, path, nvcc_flags)
-    for name, value, values in PARAMETER.findall(text) if settings else []:
-        for other in values.split():
-            if failure:
-                return failure
-            if other == value:
-                continue
-            try:
-                r = subprocess.run(cmd + ["--param", "%s=%s" % (name, other)], capture_output=True, text=True,
-                                   timeout=TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                return "TIMEOUT after %d s with %s=%s" % (TIMEOUT_S, name, other)
-            if r.returncode == 0:
-                failure = compile_output(r.stdout, path, nvcc_flags)
-                failure = failure and failure.replace("COMPILE: ", "COMPILE (%s=%s): " % (name, other), 1)
+    others = [(name, v) for name, value, values in PARAMETER.findall(text) for v in values.split() if v != value]
+    for name, other in others if settings else []:
+        if failure:
+            break
+        try:
+            r = subprocess.run(cmd + ["--param", "%s=%s" % (name, other)], capture_output=True, text=True,
+                               timeout=TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            return "TIMEOUT after %d s with %s=%s" % (TIMEOUT_S, name, other)
+        if r.returncode == 0:
+            failure = compile_output(r.stdout, path, nvcc_flags)
+            failure = failure and failure.replace("COMPILE: ", "COMPILE (%s=%s): " % (name, other), 1)
     return failure
 
 
