@@ -592,6 +592,59 @@ const IfStmt *work_block(const CompoundStmt *block) {
   return i;
 }
 
+bool block_uniform(const Expr *e, int depth) {
+  if (!e || depth > 8) return false;
+  e = e->IgnoreParens();
+  if (auto b = as_builtin(e)) return b->var != Builtin::ThreadIdx;
+  if (isa<IntegerLiteral>(e) || isa<FloatingLiteral>(e) || isa<CXXBoolLiteralExpr>(e) || isa<CharacterLiteral>(e) ||
+      isa<UnaryExprOrTypeTraitExpr>(e))
+    return true;
+  if (const auto *r = dyn_cast<DeclRefExpr>(e)) {
+    if (isa<EnumConstantDecl>(r->getDecl())) return true;
+    const auto *v = dyn_cast<VarDecl>(r->getDecl());
+    if (const auto *p = dyn_cast_or_null<ParmVarDecl>(v)) {
+      const auto *fn = dyn_cast_or_null<FunctionDecl>(p->getParentFunctionOrMethod());
+      return fn && fn->getBody() && !assigns(fn->getBody(), p);
+    }
+    if (v && !v->hasLocalStorage())
+      return v->isConstexpr() || (v->getType().isConstQualified() && !v->hasAttr<CUDASharedAttr>() &&
+                                  block_uniform(v->getInit(), depth + 1));
+    return v && block_uniform(value_of(v), depth + 1);
+  }
+  if (const auto *c = dyn_cast<CastExpr>(e)) return block_uniform(c->getSubExpr(), depth);
+  if (const auto *u = dyn_cast<UnaryOperator>(e))
+    return !u->isIncrementDecrementOp() && u->getOpcode() != UO_Deref && u->getOpcode() != UO_AddrOf &&
+           block_uniform(u->getSubExpr(), depth);
+  if (const auto *b = dyn_cast<BinaryOperator>(e))
+    return !b->isAssignmentOp() && b->getOpcode() != BO_Comma && block_uniform(b->getLHS(), depth) &&
+           block_uniform(b->getRHS(), depth);
+  if (const auto *c = dyn_cast<ConditionalOperator>(e))
+    return block_uniform(c->getCond(), depth) && block_uniform(c->getTrueExpr(), depth) &&
+           block_uniform(c->getFalseExpr(), depth);
+  return false;
+}
+
+bool is_block_exit(const Stmt *s) {
+  const auto *i = dyn_cast<IfStmt>(s);
+  return i && !i->getElse() && !i->hasInitStorage() && !i->hasVarStorage() && only_returns(i->getThen()) &&
+         block_uniform(i->getCond());
+}
+
+std::vector<const Stmt *> block_statements(const CompoundStmt *body, bool &guarded) {
+  std::vector<const Stmt *> out;
+  for (const CompoundStmt *c = body; c;) {
+    const IfStmt *w = work_block(c);
+    bool enter = w && block_uniform(w->getCond()) && effects_in(w->getThen()).barrier;
+    for (const Stmt *s : c->body()) {
+      if (enter && s == w) break;
+      out.push_back(s);
+    }
+    c = enter ? cast<CompoundStmt>(w->getThen()) : nullptr;
+    guarded = guarded || enter;
+  }
+  return out;
+}
+
 std::vector<const Expr *> guard_bounds(const CompoundStmt *body, const VarDecl *var) {
   std::vector<const Expr *> out;
   for (const Stmt *s : body->body()) {

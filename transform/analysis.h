@@ -153,6 +153,19 @@ bool only_returns(const clang::Stmt *s);
 // which a thread failing C leaves as if it returned. nullptr otherwise.
 const clang::IfStmt *work_block(const clang::CompoundStmt *block);
 
+// Whether every thread of a block computes the same value for `e`: it reads
+// only literals, enumerators, parameters nothing assigns, blockIdx, blockDim,
+// gridDim and locals whose value_of is such an expression (followed `depth`
+// levels at most), through operators, casts and sizeof; no memory, no calls.
+bool block_uniform(const clang::Expr *e, int depth = 0);
+// Whether `s` is `if (C) return;` without else and C block_uniform: the
+// whole block leaves, so the threads that stay fill their warps.
+bool is_block_exit(const clang::Stmt *s);
+// The statements the threads of a block run alike, in order: `body`'s, where
+// a last statement `if (C) { S... }` (work_block, C block_uniform) that holds
+// a barrier stands for S..., at any depth. `guarded`: whether one did.
+std::vector<const clang::Stmt *> block_statements(const clang::CompoundStmt *body, bool &guarded);
+
 // The upper bounds that guards of `body` check `var` against: from
 // `if (var >= B ...) return;` and `if (var < B && ...) { rest }` forms.
 std::vector<const clang::Expr *> guard_bounds(const clang::CompoundStmt *body, const clang::VarDecl *var);

@@ -1153,12 +1153,15 @@ Expected<Plan> analyze(const KernelAst &k) {
   Frame frame;
   frame.ctx = &k.context();
   frame.tvars = &tvars;
-  std::vector<const Stmt *> list(body->body_begin(), body->body_end());
+  bool guarded = false;
+  std::vector<const Stmt *> list = block_statements(body, guarded);
   Plan plan;
   std::string first_why, serial_why;
   for (size_t i = 0; i < list.size(); ++i) {
-    // A thread that has returned takes no part in a shuffle of the full warp.
-    bool returned = std::any_of(list.begin(), list.begin() + static_cast<long>(i), has_return);
+    // A thread that has returned takes no part in a shuffle of the full warp
+    // (unless its whole block did).
+    bool returned = std::any_of(list.begin(), list.begin() + static_cast<long>(i),
+                                [](const Stmt *s) { return has_return(s) && !is_block_exit(s); });
     if (is_thread_zero_branch(list[i], frame)) {
       std::string why =
           returned ? "a thread may return before thread 0's branch" : match_serials(k, list, i, plan.serials);
@@ -1194,9 +1197,10 @@ Expected<Plan> analyze(const KernelAst &k) {
     if (!first_why.empty()) return not_applicable(first_why);
     if (!serial_why.empty()) return not_applicable(serial_why);
     return not_applicable("no loop with a __syncthreads() per step, nor a loop of thread 0 over the block's cells, at "
-                          "the top of the kernel's body");
+                          "the top of the kernel's body or of a branch the whole block takes");
   }
-  if (plan.collectives.size() != 1 || !plan.serials.empty()) plan.merge.reset();
+  // Merged blocks would share the branch of the first one.
+  if (plan.collectives.size() != 1 || !plan.serials.empty() || guarded) plan.merge.reset();
   return plan;
 }
 
@@ -1371,8 +1375,33 @@ bool launches_allow(const std::vector<launch::Launch> &launches, long items) {
   });
 }
 
-Expected<std::vector<Axis>> space(const Input &in) {
+// Whether launch `l` takes the rewrite's fast path: a one-dimensional block
+// of a power of two of at least 32 threads for the collectives, of a
+// multiple of 32 for thread 0's loops.
+bool takes_fast_path(const Plan &plan, const launch::Launch &l) {
+  uint32_t b = l.block[0];
+  bool one_dim = l.block[1] == 1 && l.block[2] == 1;
+  if (!plan.collectives.empty()) return one_dim && b >= 32 && (b & (b - 1)) == 0;
+  return one_dim && b % 32 == 0;
+}
+
+// The analysis of `in`'s kernel; not-applicable also when captured launches
+// are known and none takes the fast path (the rewrite would run the code as
+// written).
+Expected<Plan> analyze_for(const Input &in) {
   auto plan = analyze(*in.ast);
+  if (!plan || in.launches.empty()) return plan;
+  if (std::none_of(in.launches.begin(), in.launches.end(),
+                   [&](const launch::Launch &l) { return takes_fast_path(*plan, l); }))
+    return not_applicable(plan->collectives.empty()
+                              ? "no captured launch has a one-dimensional block of a multiple of 32 threads"
+                              : "no captured launch has a one-dimensional block of a power of two of at least 32 "
+                                "threads, which the shuffles need");
+  return plan;
+}
+
+Expected<std::vector<Axis>> space(const Input &in) {
+  auto plan = analyze_for(in);
   if (!plan) return plan.error();
   if (plan->merge) return std::vector<Axis>{{"factor", {"16", "8", "32", "4", "1"}}};
   if (!plan->serials.empty()) return std::vector<Axis>{};
@@ -1398,7 +1427,7 @@ launch::LaunchMapping items_mapping(long items) {
 
 Expected<Output> apply(const Input &in, const Params &params) {
   const KernelAst &k = *in.ast;
-  auto plan = analyze(k);
+  auto plan = analyze_for(in);
   if (!plan) return plan.error();
   long factor = plan->merge ? int_param(params, "factor", 16) : 1;
   long items = plan->merge ? 1 : int_param(params, "items", 1);

@@ -2,6 +2,7 @@
 // they return, and the reasons they refuse.
 #include "cache/variant.h"
 #include "support/fs.h"
+#include "transform/analysis.h"
 #include "transform/transform.h"
 
 #include <gtest/gtest.h>
@@ -755,7 +756,19 @@ TEST(Transforms, CollectivesOfferCellsPerThreadTheLaunchesAllow) {
   };
   EXPECT_EQ(values(1024), (std::vector<std::string>{"4", "2", "8", "1"}));
   EXPECT_EQ(values(64), (std::vector<std::string>{"2", "1"}));
-  EXPECT_TRUE(values(96).empty()) << "not a power of two: the block-shape test keeps the loop";
+  EXPECT_EQ(values(32), (std::vector<std::string>{}));
+  // Not a power of two: the block-shape test would keep the loop for every launch.
+  p.in.launches[0].block[0] = 96;
+  auto odd = find_transform("shuffle_collectives")->space(p.in);
+  ASSERT_FALSE(odd);
+  EXPECT_NE(odd.error().message.find("no captured launch has a one-dimensional block of a power of two"),
+            std::string::npos)
+      << odd.error().message;
+  // One launch that takes the shuffles is enough to offer them.
+  kbcc::launch::Launch other = p.in.launches[0];
+  other.block[0] = 256;
+  p.in.launches.push_back(other);
+  EXPECT_TRUE(find_transform("shuffle_collectives")->space(p.in));
 }
 
 TEST(Transforms, CollectivesCellsPerThreadKeepEachThreadsWork) {
@@ -1160,4 +1173,31 @@ TEST(Transforms, TilingRunsStencilRowsInTurnWhenTheNestStores) {
                                                 "{ acc += f[dy * k + dx] * in[(size_t)yy * w + xx]; out[0] = acc; }"));
   EXPECT_EQ(out.source.find("for (int dx = 0; dx < k; ++dx) {\n  #pragma unroll"), std::string::npos) << out.source;
   EXPECT_NE(out.source.find("acc[__kbcc_q] += f[dy * k + dx] * __kbcc_tile["), std::string::npos);
+}
+
+// Which early returns the whole block takes: conditions of blockIdx,
+// blockDim, gridDim, unassigned parameters, constants and locals computed
+// from them, but not of threadIdx, memory or a parameter the kernel changes.
+TEST(Analysis, BlockExitsReadOnlyWhatEveryThreadOfTheBlockShares) {
+  Parsed p(R"(enum { kRows = 4 };
+constexpr int kLimit = 3;
+__global__ void k(int n, int m, const int *count, float *y) {
+  const int b = blockIdx.x * blockDim.x, t = threadIdx.x;
+  int late;
+  late = blockIdx.y + gridDim.x;
+  if (b >= n || blockIdx.y >= kRows) return;
+  if (late > kLimit * (int)sizeof(float)) { return; }
+  if (b + t >= n) return;
+  if (blockIdx.x >= count[0]) return;
+  m = m / 2;
+  if (blockIdx.x > m) return;
+  if (n > 0) y[blockIdx.x] = 0.0f;
+  if (late < n ? true : false) return;
+})");
+  ASSERT_TRUE(p.ast);
+  const auto *body = clang::cast<clang::CompoundStmt>(p.ast->kernel()->getBody());
+  std::vector<bool> exits;
+  for (const clang::Stmt *s : body->body())
+    if (clang::isa<clang::IfStmt>(s)) exits.push_back(is_block_exit(s));
+  EXPECT_EQ(exits, (std::vector<bool>{true, true, false, false, false, false, true}));
 }
