@@ -110,6 +110,10 @@ Status returns_to_goto(const KernelAst &k, const clang::Stmt *body, const std::s
   return status;
 }
 
+std::string label_if_used(const std::string &text, const std::string &label) {
+  return text.find("goto " + label + ";") == std::string::npos ? "" : "    " + label + ":;\n";
+}
+
 std::string with_launch_bounds(const std::string &source, long threads) {
   std::string out = source;
   auto k = tooling::parse_kernel_text(source);

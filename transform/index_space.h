@@ -69,6 +69,9 @@ std::string as_index(const std::string &idiom, const std::string &value);
 // Edits making every `return` under `body` a `goto label;` (the end of an
 // item or pass, not of the thread). Error when one is written in a macro.
 Status returns_to_goto(const KernelAst &k, const clang::Stmt *body, const std::string &label, Edits &e);
+// `label:;` on a line of its own when `text` jumps to it (returns_to_goto's
+// `goto label;`), else "": an unused label draws a compiler warning.
+std::string label_if_used(const std::string &text, const std::string &label);
 
 // Edits of the body of `space`: every use of the global-index idiom becomes
 // `item` (in the idiom's type), and every `return` a `goto label;`.

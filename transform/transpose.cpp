@@ -133,8 +133,8 @@ Expected<Output> apply(const Input &in, const Params &params) {
   std::string loop = "  #pragma unroll\n  for (int __kbcc_r = 0; __kbcc_r < " + r + "; ++__kbcc_r) {\n  {";
   Output out;
   out.source = src.substr(0, open + 1) + "\n  __shared__ " + p->element + " __kbcc_tile[" + t + "][" + t + " + 1];\n" +
-               loop + *first + "}\n  __kbcc_next1:;\n  }\n  __syncthreads();\n" + loop + *second +
-               "}\n  __kbcc_next2:;\n  }\n" + src.substr(close);
+               loop + *first + "}\n" + label_if_used(*first, "__kbcc_next1") + "  }\n  __syncthreads();\n" + loop +
+               *second + "}\n" + label_if_used(*second, "__kbcc_next2") + "  }\n" + src.substr(close);
   out.launch = tile_mapping(p->space, tile, tile, tile, tile / rows);
   out.numerics = cache::kNumericsExact;
   out.size_params.assign(p->space.bound_params.begin(), p->space.bound_params.end());

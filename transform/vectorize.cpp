@@ -111,7 +111,7 @@ Expected<std::string> fast_copy(const KernelAst &k, const Plan &p, unsigned lane
     }
   auto text = inner_text(k, p.streams.space.body, e);
   if (!text) return text.error();
-  return "    {" + *text + "}\n    __kbcc_f" + l + ":;\n";
+  return "    {" + *text + "}\n" + label_if_used(*text, "__kbcc_f" + l);
 }
 
 Expected<std::vector<Axis>> vector_space(const Input &in) {
@@ -158,8 +158,8 @@ Expected<Output> vector_apply(const Input &in, const Params &params) {
   if (auto st = retarget_items(k, p->streams.space, "__kbcc_i0 + __kbcc_v", "__kbcc_t", tail); !st) return st.error();
   auto scalar = inner_text(k, p->streams.space.body, tail);
   if (!scalar) return scalar.error();
-  body += "  } else {\n    for (unsigned __kbcc_v = 0; __kbcc_v < " + V + "u; ++__kbcc_v) {\n    {" + *scalar +
-          "}\n    __kbcc_t:;\n    }\n  }\n}";
+  body += "  } else {\n    for (unsigned __kbcc_v = 0; __kbcc_v < " + V + "u; ++__kbcc_v) {\n    {" + *scalar + "}\n" +
+          label_if_used(*scalar, "__kbcc_t") + "    }\n  }\n}";
   size_t open = k.offset(p->streams.space.body->getLBracLoc()), close = k.offset(p->streams.space.body->getRBracLoc());
   Output out;
   out.source = k.source().substr(0, open) + body + k.source().substr(close + 1);
