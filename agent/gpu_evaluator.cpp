@@ -1,6 +1,7 @@
 #include "agent/gpu_evaluator.h"
 
 #include "agent/arch_captures.h"
+#include "agent/capture_args.h"
 #include "agent/unit_source.h"
 #include "cache/variant.h"
 #include "gpu/capture_format.h"
@@ -99,47 +100,8 @@ Expected<std::string> substituted_unit(const KernelTask &task, const std::string
   return tooling::rewrite_unit(*text, task.tu_path, {sub});
 }
 
-// What a capture tells about the kernel's arguments.
-struct CaptureArgs {
-  gpu::CaptureInfo info;
-  launch::Launch launch; // the captured launch
-  std::vector<std::string> names;
-  std::vector<std::optional<int64_t>> integers; // per parameter: its value when an integer
-  std::vector<std::optional<uint64_t>> pointers; // per parameter: its address when a pointer
-};
-
 namespace {
 
-// The arguments of `c` read from its manifest with the kernel's parameter list.
-Expected<std::shared_ptr<CaptureArgs>> read_args(const gpu::CaptureInfo &c, const std::vector<tooling::Param> &params) {
-  auto text = read_file(c.manifest);
-  if (!text) return text.error();
-  auto m = gpu::manifest_from_json(*text, c.manifest);
-  if (!m) return m.error();
-  auto a = std::make_shared<CaptureArgs>();
-  a->info = c;
-  a->launch.grid[0] = c.grid.x, a->launch.grid[1] = c.grid.y, a->launch.grid[2] = c.grid.z;
-  a->launch.block[0] = c.block.x, a->launch.block[1] = c.block.y, a->launch.block[2] = c.block.z;
-  a->launch.shared = c.shared_mem;
-  for (size_t i = 0; i < params.size(); ++i) {
-    const tooling::Param &p = params[i];
-    a->names.push_back(p.name);
-    a->integers.emplace_back();
-    a->pointers.emplace_back();
-    if (i >= m->params.size()) continue;
-    const gpu::ParamRecord &r = m->params[i];
-    if (r.offset + r.size > m->param_bytes.size() || r.size > 8) continue;
-    uint64_t raw = 0;
-    std::memcpy(&raw, m->param_bytes.data() + r.offset, r.size);
-    if (p.is_pointer && r.size == 8) a->pointers.back() = raw;
-    if (p.is_integer) {
-      int64_t v = static_cast<int64_t>(raw);
-      if (p.is_signed && r.size < 8 && (raw >> (8 * r.size - 1)) & 1) v = static_cast<int64_t>(raw | (~0ull << (8 * r.size)));
-      a->integers.back() = v;
-    }
-  }
-  return a;
-}
 
 // The arguments of a capture, with some integers replaced, as a Scope.
 class ArgScope : public launch::Scope {
@@ -276,9 +238,9 @@ Expected<std::vector<CaptureArgs>> GpuEvaluator::captures(const KernelTask &task
   std::vector<CaptureArgs> out;
   for (const gpu::CaptureInfo &c : usable_[key]) {
     if (!args_.count(c.id)) {
-      auto a = read_args(c, task.kernel.params);
+      auto a = read_capture_args(c, task.kernel.params);
       if (!a) return a.error();
-      args_[c.id] = *a;
+      args_[c.id] = std::make_shared<CaptureArgs>(std::move(*a));
     }
     out.push_back(*args_[c.id]);
     out.back().info = c; // with its reference, when it needs one

@@ -160,7 +160,7 @@ std::optional<bool> MechanicalLowerer::applies(const Option &option, const Kerne
   auto ast = parsed(task, start.source);
   bool ok = false;
   if (ast) {
-    transform::Input in{(*ast)->source(), ast->get(), current_launches(task, start), {}};
+    transform::Input in{(*ast)->source(), ast->get(), current_launches(task, start), {}, task.arguments};
     ok = static_cast<bool>(transform::offer(*t, in));
   }
   applies_[key] = ok;
@@ -176,7 +176,8 @@ Expected<Lowered> MechanicalLowerer::lower(const LoweringRequest &r) {
     if (!p) return p.error();
     ast = *p;
   }
-  transform::Input in{ast ? ast->source() : r.start->source, ast.get(), current_launches(*r.task, *r.start), r.metrics};
+  transform::Input in{ast ? ast->source() : r.start->source, ast.get(), current_launches(*r.task, *r.start), r.metrics,
+                      r.task->arguments};
   auto offered = transform::offer(*t, in);
   if (!offered) return offered.error();
   Lowered out;

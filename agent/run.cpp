@@ -1,5 +1,6 @@
 #include "agent/run.h"
 
+#include "agent/capture_args.h"
 #include "agent/gpu_evaluator.h"
 #include "agent/gradient.h"
 #include "agent/kb_policy.h"
@@ -103,6 +104,9 @@ std::vector<KernelTask> collect_tasks(const std::vector<kb::RegistryEntry> &entr
       l.block[0] = c.block.x, l.block[1] = c.block.y, l.block[2] = c.block.z;
       l.shared = c.shared_mem;
       t.launches.push_back(l);
+      auto args = read_capture_args(c, e.params);
+      if (!args) log_line("kbcc optimize: " + args.error().message + " (its arguments stay unknown to the transforms)");
+      t.arguments.push_back(args ? integer_args(*args) : std::map<std::string, int64_t>{});
     }
     if (t.captures.empty()) continue;
     t.kernel.qualified_name = e.qualified_name;

@@ -24,10 +24,13 @@ struct Timing {
 
 // One kernel the loop optimizes on the local GPU.
 struct KernelTask {
-  tooling::Kernel kernel;             // source, params, dependencies, hash
-  std::string arch;                   // e.g. "sm_90"
+  tooling::Kernel kernel;               // source, params, dependencies, hash
+  std::string arch;                     // e.g. "sm_90"
   std::vector<launch::Launch> launches; // one per capture
-  std::vector<std::string> captures;  // capture ids (opaque to the loop)
+  std::vector<std::string> captures;    // capture ids (opaque to the loop)
+  // The integer arguments of each capture, by parameter name (read from
+  // the captures' manifests; empty for a capture that could not be read).
+  std::vector<std::map<std::string, int64_t>> arguments;
   // How the kernel was last built (from the registry): the unit and its
   // nvcc command, for compiling candidates the same way.
   std::string tu_path;

@@ -33,6 +33,7 @@
 
 #include "cache/variant.h"
 #include "transform/analysis.h"
+#include "transform/captured.h"
 #include "transform/edits.h"
 #include "transform/index_space.h"
 #include "transform/uniform.h"
@@ -159,11 +160,32 @@ std::string tiled_text(const KernelAst &k, const Broadcast &b, long tile, const 
   return out;
 }
 
+// The most steps the loop of `b` runs on a capture of `in`; nullopt unless
+// its bounds are known on every capture.
+std::optional<int64_t> most_steps(const Broadcast &b, const Input &in) {
+  auto lo = captured_values(b.loop.init, in), hi = captured_values(b.loop.bound, in);
+  std::optional<int64_t> most;
+  for (size_t i = 0; i < lo.size(); ++i) {
+    if (!lo[i] || !hi[i]) return std::nullopt;
+    int64_t steps = *hi[i] - *lo[i] + (b.loop.inclusive ? 1 : 0);
+    most = std::max(most.value_or(steps), steps);
+  }
+  return most;
+}
+
 } // namespace
 
 Expected<std::vector<Axis>> broadcast_space(const Input &in) {
   auto b = analyze(*in.ast);
   if (!b) return b.error();
+  // A loop shorter than the smallest tile is staged whole by every block:
+  // the barriers and copies then replace nothing but reads the L1 cache
+  // already broadcasts to the warp.
+  constexpr int64_t kSmallestTile = 128;
+  if (auto most = most_steps(*b, in); most && *most < kSmallestTile)
+    return not_applicable("the loop runs at most " + std::to_string(*most) +
+                          " steps on the captured launches, fewer than the smallest tile (" +
+                          std::to_string(kSmallestTile) + ")");
   return std::vector<Axis>{{"tile", {"256", "128", "512"}}};
 }
 

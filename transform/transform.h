@@ -32,6 +32,8 @@ struct Input {
   const KernelAst *ast = nullptr;        // its unit parsed with `source` in place
   std::vector<launch::Launch> launches;  // the current launch of each capture
   std::map<std::string, double> metrics; // profile of the current definition
+  // The integer arguments of each capture, by parameter name.
+  std::vector<std::map<std::string, int64_t>> arguments;
 };
 
 struct Output {

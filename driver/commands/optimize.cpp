@@ -17,7 +17,7 @@ constexpr const char *kUsage =
     "usage: kbcc optimize [--kernel NAME|HASH] [--trajectories W] [--depth D] [--seed S]\n"
     "                     [--budget-gpu-seconds N] [--budget-seconds N] [--budget-tokens N] [--no-llm]\n"
     "       kbcc optimize --transform ID --source FILE [--kernel NAME] [--arch sm_XX] [-I DIR] [-D NAME[=V]]\n"
-    "                     [--block X[,Y,Z]] [--param KEY=VALUE]...\n"
+    "                     [--block X[,Y,Z]] [--arg NAME=N] [--param KEY=VALUE]...\n"
     "\n"
     "Runs the optimization loop on the local GPU for every kernel of the registry\n"
     "that has replayable captures for its architecture (see `kbcc capture`):\n"
@@ -51,13 +51,25 @@ constexpr const char *kUsage =
     "  --source FILE             the .cu file for --transform (parsed for --arch, default sm_90)\n"
     "  -I DIR, -D NAME[=V], -U NAME, -std=X\n"
     "                            include directories, macros and language standard for that parse\n"
-    "  --block X[,Y,Z]           a launch's block size for --transform launch_bounds (repeatable)\n"
+    "  --block X[,Y,Z]           the block size of a captured launch, for --transform (repeatable)\n"
+    "  --arg NAME=N              an integer argument of the captured launch, for --transform (repeatable)\n"
     "  --param KEY=VALUE         transform parameter, e.g. factor=8 (unroll), lanes=32 (split_loop_across_warp);\n"
     "                            the others take their first value\n"
     "\n"
     "The LLM is configured with the llm_* keys (docs/config.md); winning variants are\n"
     "signed with signing_key and published to the remote store when configured.\n"
     "docs/optimize.md describes the loop.";
+
+// A signed decimal integer, all of `text`.
+bool parse_integer(const std::string &text, long long &out) {
+  try {
+    size_t used = 0;
+    out = std::stoll(text, &used);
+    return used == text.size();
+  } catch (...) {
+    return false;
+  }
+}
 
 bool parse_long(const std::string &text, long &out) {
   try {
@@ -101,6 +113,7 @@ struct TransformRequest {
   std::vector<std::string> flags; // -I/-D/-U/-std= for the parse
   transform::Params params;
   std::vector<launch::Launch> launches;
+  std::map<std::string, int64_t> arguments; // of one capture
 };
 
 int show_transform(const TransformRequest &r) {
@@ -124,7 +137,8 @@ int show_transform(const TransformRequest &r) {
     std::cerr << "kbcc optimize: " << (why.find(r.file) == std::string::npos ? r.file + ": " : "") << why << "\n";
     return 1;
   }
-  transform::Input in{ast->source(), &*ast, r.launches, {}};
+  transform::Input in{ast->source(), &*ast, r.launches, {}, {}};
+  if (!r.arguments.empty()) in.arguments = {r.arguments};
   auto fail = [&](const Error &e) {
     std::cerr << "kbcc optimize: " << r.id << " (" << t->numerics << "): " << e.message << "\n";
     return 1;
@@ -236,6 +250,15 @@ int run(const std::vector<std::string> &args) {
         return 2;
       }
       tr.launches.push_back(l);
+    } else if (a == "--arg" && has_value) {
+      const std::string &kv = rest[++i];
+      size_t eq = kv.find('=');
+      long long v = 0;
+      if (eq == std::string::npos || eq == 0 || !parse_integer(kv.substr(eq + 1), v)) {
+        std::cerr << "kbcc optimize: --arg needs NAME=N with an integer N, not '" << kv << "'\n";
+        return 2;
+      }
+      tr.arguments[kv.substr(0, eq)] = v;
     } else if (a == "--param" && has_value && rest[i + 1].find('=') != std::string::npos) {
       const std::string &kv = rest[++i];
       tr.params[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);

@@ -3,10 +3,12 @@
 #include "agent/gpu_evaluator.h"
 #include "agent/progress.h"
 #include "agent/run.h"
+#include "gpu/capture_format.h"
 #include "support/fs.h"
 #include "support/process.h"
 #include "test_support.h"
 
+#include <cstring>
 #include <gtest/gtest.h>
 
 using namespace kbcc;
@@ -133,6 +135,43 @@ TEST(Run, CollectTasksMatchesCapturesByHashOrMangledName) {
   EXPECT_EQ(collect_tasks({a, b, c}, {c1, c2}, "sm_90", "bbbb").size(), 1u);
   EXPECT_EQ(collect_tasks({a, b, c}, {c1, c2}, "sm_90", "saxpy").at(0).kernel.hash, a.hash);
   EXPECT_TRUE(collect_tasks({a, b, c}, {c1, c2}, "sm_90", "nothing").empty());
+}
+
+// Each capture's integer arguments reach the task by parameter name, read
+// from its manifest; a capture whose manifest is gone gives none.
+TEST(Run, CollectTasksReadsEachCapturesIntegerArguments) {
+  kb::RegistryEntry e;
+  e.hash = "aaaa0000000000000000000000000000";
+  e.qualified_name = "saxpy";
+  e.mangled_names = {"_Z5saxpyifPKfPf"};
+  e.source = test::kSaxpy;
+  tooling::Param n, a, x;
+  n.name = "n", n.is_integer = true, n.is_signed = true, n.size = 4;
+  a.name = "a", a.size = 4;
+  x.name = "x", x.is_pointer = true, x.size = 8;
+  e.params = {n, a, x};
+  auto made = make_temp_dir("kbcc-args");
+  ASSERT_TRUE(made);
+  const std::string &dir = *made;
+  gpu::Manifest m;
+  m.params = {{0, 4}, {4, 4}, {8, 8}};
+  m.param_bytes.assign(16, '\0');
+  int32_t count = -7; // signed: sign-extended from 4 bytes
+  std::memcpy(&m.param_bytes[0], &count, 4);
+  ASSERT_TRUE(write_file_atomic(dir + "/one.json", gpu::manifest_to_json(m)));
+  gpu::CaptureInfo c1, c2;
+  c1.id = "1";
+  c1.kernel_hash = e.hash;
+  c1.arch = "sm_90";
+  c1.manifest = dir + "/one.json";
+  c2 = c1;
+  c2.id = "2";
+  c2.manifest = dir + "/gone.json";
+  auto tasks = collect_tasks({e}, {c1, c2}, "sm_90", "");
+  ASSERT_EQ(tasks.size(), 1u);
+  ASSERT_EQ(tasks[0].arguments.size(), 2u);
+  EXPECT_EQ(tasks[0].arguments[0], (std::map<std::string, int64_t>{{"n", -7}}));
+  EXPECT_TRUE(tasks[0].arguments[1].empty());
 }
 
 TEST(Run, CollectTasksTakesCapturesOfTheSameKernelBuiltForAnotherArch) {

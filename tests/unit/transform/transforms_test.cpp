@@ -1201,3 +1201,25 @@ __global__ void k(int n, int m, const int *count, float *y) {
     if (clang::isa<clang::IfStmt>(s)) exits.push_back(is_block_exit(s));
   EXPECT_EQ(exits, (std::vector<bool>{true, true, false, false, false, false, true}));
 }
+
+// The broadcast form reads the loop's trip count from every capture's
+// arguments: refused only when no capture runs a tile's worth of steps.
+TEST(Transforms, BroadcastWeighsTheLoopOnEveryCapture) {
+  Parsed p(R"(__global__ void chain(int n, int steps, const float *a, const float *x, float *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float v = x[i];
+  for (int k = 1; k < steps; ++k) v = a[k] * v;
+  y[i] = v;
+})");
+  const Transform *t = find_transform("smem_tiling");
+  auto refusal = [&](std::vector<std::map<std::string, int64_t>> args) {
+    p.in.arguments = std::move(args);
+    auto o = offer(*t, p.in);
+    return o ? std::string() : o.error().message;
+  };
+  EXPECT_NE(refusal({{{"steps", 9}}, {{"steps", 128}}}).find("at most 127 steps"), std::string::npos);
+  EXPECT_EQ(refusal({{{"steps", 9}}, {{"steps", 129}}}), "");
+  EXPECT_EQ(refusal({{{"steps", 9}}, {{"n", 10}}}), "") << "a capture without `steps` says nothing";
+  EXPECT_EQ(refusal({}), "");
+}
