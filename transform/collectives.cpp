@@ -225,15 +225,29 @@ Value eval(const Expr *e, const Frame &f) {
 
 struct Head {
   const VarDecl *s = nullptr;
-  const Expr *cond = nullptr, *inc = nullptr;
+  const Expr *init = nullptr, *cond = nullptr, *inc = nullptr;
 };
 
+// The variable `loop` steps and its start: `for (T s = I; C; inc)`, or
+// `for (s = I; C; inc)` over a local declared elsewhere without an
+// initializer that no other statement refers to (C89 style). The body
+// must not assign it.
 std::optional<Head> head_of(const ForStmt *loop) {
-  const auto *d = dyn_cast_or_null<DeclStmt>(loop->getInit());
-  if (!d || !d->isSingleDecl() || !loop->getCond() || !loop->getInc()) return std::nullopt;
-  const auto *s = dyn_cast<VarDecl>(d->getSingleDecl());
-  if (!s || !s->getInit() || !s->getType()->isIntegerType() || assigns(loop->getBody(), s)) return std::nullopt;
-  return Head{s, loop->getCond(), loop->getInc()};
+  if (!loop->getCond() || !loop->getInc()) return std::nullopt;
+  const VarDecl *s = nullptr;
+  const Expr *init = nullptr;
+  if (const auto *d = dyn_cast_or_null<DeclStmt>(loop->getInit()); d && d->isSingleDecl()) {
+    s = dyn_cast<VarDecl>(d->getSingleDecl());
+    init = s ? s->getInit() : nullptr;
+  } else if (const auto *b = dyn_cast_or_null<BinaryOperator>(loop->getInit()); b && b->getOpcode() == BO_Assign) {
+    s = var_of(b->getLHS());
+    const auto *fn = s ? dyn_cast_or_null<FunctionDecl>(s->getParentFunctionOrMethod()) : nullptr;
+    bool only_here = fn && fn->getBody() && s->hasLocalStorage() && !isa<ParmVarDecl>(s) && !s->getInit() &&
+                     references(fn->getBody(), s) == references(loop, s);
+    init = only_here ? b->getRHS() : nullptr;
+  }
+  if (!s || !init || !s->getType()->isIntegerType() || assigns(loop->getBody(), s)) return std::nullopt;
+  return Head{s, init, loop->getCond(), loop->getInc()};
 }
 
 bool names(const Expr *e, const VarDecl *v) {
@@ -259,7 +273,7 @@ Value advance(const Expr *inc, const Frame &f) {
 // it cannot ("" when it ran to the end).
 std::string run_loop(const Head &h, Frame f, const std::function<std::string(const Frame &)> &step) {
   f.has_t = false;
-  Value v = eval(h.s->getInit(), f);
+  Value v = eval(h.init, f);
   if (!v || !(v = wrap(*v, h.s->getType(), *f.ctx))) return "its start is not integer arithmetic of blockDim.x";
   for (int iteration = 0;; ++iteration) {
     if (iteration > 64) return "it does not end within 64 steps";
@@ -656,7 +670,7 @@ std::string match_collective(const std::vector<const Stmt *> &body, size_t i, co
   c.top = body[i];
   c.loop = loop_of(body[i]);
   auto head = head_of(c.loop);
-  if (!head) return "its loop does not declare an integer variable it alone steps";
+  if (!head) return "its loop does not step an integer variable of its own";
   c.head = *head;
   auto list = statements(c.loop->getBody());
   std::string why_reduce = match_reduce(list, c, ctx);

@@ -60,3 +60,38 @@ __global__ void thread_exit(const float *a, float *sums, int n) {
   }
   if (threadIdx.x == 0) sums[blockIdx.x] = part[0];
 }
+
+// C89 style: the step variable is declared first and stepped by the loop
+// alone; the whole block of a row past the end leaves at once.
+__global__ void row_max_c89(const float *a, float *out, int rows, int cols) {
+  __shared__ float m[256];
+  unsigned s;
+  int c, row;
+  row = blockIdx.x;
+  if (row >= rows) return;
+  m[threadIdx.x] = a[row * cols];
+  for (c = threadIdx.x; c < cols; c += blockDim.x) m[threadIdx.x] = fmaxf(m[threadIdx.x], a[row * cols + c]);
+  __syncthreads();
+  for (s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) m[threadIdx.x] = fmaxf(m[threadIdx.x], m[threadIdx.x + s]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[row] = m[0];
+}
+
+// The step variable is read after the loop: the shuffles would not leave it
+// where the loop does.
+__global__ void steps_used(const float *a, float *out, int *last) {
+  __shared__ float m[256];
+  unsigned s;
+  m[threadIdx.x] = a[blockIdx.x * blockDim.x + threadIdx.x];
+  __syncthreads();
+  for (s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) m[threadIdx.x] += m[threadIdx.x + s];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    out[blockIdx.x] = m[0];
+    last[blockIdx.x] = s;
+  }
+}
