@@ -12,7 +12,13 @@ root=$(pwd)
 OUT=${OUT:-/tmp/kbcc-out}
 mkdir -p "$OUT"
 B=/tmp/kbcc-bundle/kbcc
-[ -x "$B/bin/kbcc" ] || { mkdir -p /tmp/kbcc-bundle && tar xJf "$root/.carry/kbcc.tar.xz" -C /tmp/kbcc-bundle; }
+# A warm machine keeps the bundle an earlier command unpacked: unpack again
+# when the carried one differs, so that every command runs the tree it carries.
+sum=$(sha256sum "$root/.carry/kbcc.tar.xz" | cut -d' ' -f1)
+if [ ! -x "$B/bin/kbcc" ] || [ "$(cat /tmp/kbcc-bundle/.sum 2>/dev/null)" != "$sum" ]; then
+  rm -rf /tmp/kbcc-bundle && mkdir -p /tmp/kbcc-bundle && tar xJf "$root/.carry/kbcc.tar.xz" -C /tmp/kbcc-bundle
+  echo "$sum" >/tmp/kbcc-bundle/.sum
+fi
 # Clang's resource headers where kbcc's tooling expects them.
 if [ ! -d /usr/lib/llvm-19/lib/clang/19/include ]; then
   mkdir -p /usr/lib/llvm-19/lib/clang/19 && tar xJf "$B/clang-include.tar.xz" -C /usr/lib/llvm-19/lib/clang/19
