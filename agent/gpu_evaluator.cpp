@@ -11,7 +11,6 @@
 #include "tooling/rewrite.h"
 
 #include <chrono>
-#include <cstring>
 #include <filesystem>
 #include <future>
 #include <thread>
