@@ -8,7 +8,9 @@
 //   tree reduction:     for (s = I; C; step) { [if (G)] U(buf[A], buf[B]); __syncthreads(); }
 //                       (or the barrier first, then the update; integer locals
 //                       the step declares, such as `int index = 2 * s * t;`, may
-//                       come before the update)
+//                       come before the update; the guarded update may
+//                       combine several shared arrays at the same cells,
+//                       each reduced in turn)
 //   Hillis-Steele scan: for (s = I; C; step) { T v = G ? buf[B] : 0;   (or T v = 0; if (G) v = buf[B];)
 //                                              __syncthreads(); [if (G2)] U(buf[A], v); __syncthreads(); }
 // where U(x, y) is x op= y, x = x op y or x = f(x, y) with op one of + | ^ &
@@ -398,7 +400,9 @@ struct Collective {
   const VarDecl *buf = nullptr;
   Accumulation acc;
   const Expr *guard = nullptr, *a = nullptr, *b = nullptr; // reduce: [if (guard)] buf[a] op= buf[b]
-  const Expr *guard2 = nullptr;                            // scan: v = guard ? buf[b] : 0; [if (guard2)] buf[a] op= v
+  // reduce: more arrays the same steps combine, other[a] op= other[b] (their cells move as buf's)
+  std::vector<std::pair<const VarDecl *, Accumulation>> more;
+  const Expr *guard2 = nullptr;                 // scan: v = guard ? buf[b] : 0; [if (guard2)] buf[a] op= v
   std::map<const VarDecl *, const Expr *> lets; // reduce: integer locals each step declares, and their values
 };
 
@@ -422,19 +426,40 @@ std::string match_reduce(const std::vector<const Stmt *> &all, Collective &c, co
   if (body.size() != 2 || is_syncthreads(body[0]) == is_syncthreads(body[1]))
     return "its body is not an update and __syncthreads(), in either order";
   const Stmt *update = is_syncthreads(body[0]) ? body[1] : body[0];
+  std::vector<const Stmt *> updates{update};
   if (const auto *i = dyn_cast<IfStmt>(update)) {
     if (i->getElse() || i->getInit() || i->getConditionVariable())
       return "its guard has an else branch or a declaration";
     c.guard = i->getCond();
-    update = single(i->getThen());
+    updates = statements(i->getThen());
   }
-  auto u = match_update(update, c.buf, ctx);
-  if (!u) return "its update is not buf[a] op= buf[b] (op + | ^ & or a max/min function)";
-  c.a = u->a;
-  c.acc = u->acc;
-  if (!(c.b = cell(u->other, c.buf))) return "its update does not combine two cells of one shared array";
+  // Several arrays may be combined in the same steps at the same cells.
+  for (const Stmt *st : updates) {
+    const VarDecl *buf = nullptr;
+    auto u = match_update(st, buf, ctx);
+    if (!u) return "its update is not buf[a] op= buf[b] (op + | ^ & or a max/min function)";
+    const Expr *b = cell(u->other, buf);
+    if (!b) return "its update does not combine two cells of one shared array";
+    if (!c.buf) {
+      c.buf = buf, c.a = u->a, c.b = b, c.acc = u->acc;
+      continue;
+    }
+    bool seen =
+        buf == c.buf || std::any_of(c.more.begin(), c.more.end(), [&](const auto &m) { return m.first == buf; });
+    if (seen || !same_expr(u->a, c.a, ctx) || !same_expr(b, c.b, ctx))
+      return "its updates do not combine the same cells of distinct shared arrays";
+    c.more.emplace_back(buf, u->acc);
+  }
+  if (!c.buf) return "its update is not buf[a] op= buf[b] (op + | ^ & or a max/min function)";
   c.kind = Collective::Reduce;
   return {};
+}
+
+// The arrays a collective combines, with their operations: buf first.
+std::vector<std::pair<const VarDecl *, Accumulation>> combined(const Collective &c) {
+  std::vector<std::pair<const VarDecl *, Accumulation>> out{{c.buf, c.acc}};
+  out.insert(out.end(), c.more.begin(), c.more.end());
+  return out;
 }
 
 // v = guard ? buf[b] : 0 as a declaration (or `T v = 0; if (guard) v = buf[b];`), then a barrier,
@@ -683,8 +708,9 @@ std::string match_collective(const std::vector<const Stmt *> &body, size_t i, co
     if (std::string why_scan = match_scan(list, c, ctx); !why_scan.empty())
       return std::count_if(list.begin(), list.end(), is_syncthreads) == 1 ? why_reduce : why_scan;
   }
-  if (!supported_element(c.buf->getType()->getAsArrayTypeUnsafe()->getElementType()))
-    return "the shared array's element type has no shuffle (int, unsigned, long long, float, double)";
+  for (const auto &[buf, acc] : combined(c))
+    if (!supported_element(buf->getType()->getAsArrayTypeUnsafe()->getElementType()))
+      return "the shared array's element type has no shuffle (int, unsigned, long long, float, double)";
   Frame f = frame;
   f.s = c.head.s;
   f.lets = &c.lets;
@@ -693,7 +719,11 @@ std::string match_collective(const std::vector<const Stmt *> &body, size_t i, co
     if (std::string why = simulate(c, f); !why.empty()) return why + " (" + std::to_string(block) + " threads)";
   }
   if (c.kind == Collective::Reduce)
-    return reads_after(std::vector<const Stmt *>(body.begin() + static_cast<long>(i) + 1, body.end()), c.buf, frame);
+    for (const auto &[buf, acc] : combined(c))
+      if (std::string why =
+              reads_after(std::vector<const Stmt *>(body.begin() + static_cast<long>(i) + 1, body.end()), buf, frame);
+          !why.empty())
+        return why;
   return {};
 }
 
@@ -1193,13 +1223,15 @@ Expected<Plan> analyze(const KernelAst &k) {
       if (first_why.empty()) first_why = "the loop with barriers is not a block reduction or scan: " + why;
       continue;
     }
-    QualType element = c.buf->getType()->getAsArrayTypeUnsafe()->getElementType();
-    if (element->isRealFloatingType() && c.acc.kind == Accumulation::Sum) {
-      plan.floating_sum = true;
-      plan.reduction_length = longer(plan.reduction_length, "1024");
+    for (const auto &[buf, acc] : combined(c)) {
+      QualType element = buf->getType()->getAsArrayTypeUnsafe()->getElementType();
+      if (element->isRealFloatingType() && acc.kind == Accumulation::Sum) {
+        plan.floating_sum = true;
+        plan.reduction_length = longer(plan.reduction_length, "1024");
+      }
     }
     plan.collectives.push_back(c);
-    if (auto m = mergeable(body, list, i, c, frame)) plan.merge = m;
+    if (auto m = mergeable(body, list, i, c, frame); m && c.more.empty()) plan.merge = m;
   }
   for (const Serial &s : plan.serials)
     for (const SerialUpdate &u : s.updates)
@@ -1249,19 +1281,19 @@ std::string items_loop(long items, const std::string &body) {
 
 // The block reduction into buf[0] by warp shuffles, each thread first
 // combining its `items` cells.
-std::string fast_reduce(const Collective &c, const std::string &buf, int n, long items) {
+std::string fast_reduce(const Accumulation &acc, const std::string &buf, int n, long items) {
   std::string v = "__kbcc_v" + std::to_string(n), w = "__kbcc_w" + std::to_string(n);
-  bool idempotent = c.acc.kind == Accumulation::MaxMin || c.acc.kind == Accumulation::And;
+  bool idempotent = acc.kind == Accumulation::MaxMin || acc.kind == Accumulation::And;
   std::string rest = idempotent ? w + "[0]" : "(decltype(" + v + "))0";
   std::string gather;
   if (items > 1)
     gather = "  #pragma unroll\n  for (unsigned __kbcc_j = 1u; __kbcc_j < " + std::to_string(items) +
-             "u; ++__kbcc_j) " + v + " = " + combine_text(c.acc, v, item_cell(buf, items, "__kbcc_j")) + ";\n";
-  return "{\n  auto " + v + " = " + buf + "[threadIdx.x];\n" + gather + warp_reduce(c.acc, v) +
-         "  __shared__ decltype(" + v + ") " + w + "[32];\n  if (threadIdx.x % 32u == 0u) " + w +
-         "[threadIdx.x / 32u] = " + v + ";\n  __syncthreads();\n  if (threadIdx.x < 32u) {\n  " + v +
-         " = threadIdx.x < blockDim.x / 32u ? " + w + "[threadIdx.x] : " + rest + ";\n" + warp_reduce(c.acc, v) +
-         "  if (threadIdx.x == 0u) " + buf + "[0] = " + v + ";\n  }\n  __syncthreads();\n}";
+             "u; ++__kbcc_j) " + v + " = " + combine_text(acc, v, item_cell(buf, items, "__kbcc_j")) + ";\n";
+  return "{\n  auto " + v + " = " + buf + "[threadIdx.x];\n" + gather + warp_reduce(acc, v) + "  __shared__ decltype(" +
+         v + ") " + w + "[32];\n  if (threadIdx.x % 32u == 0u) " + w + "[threadIdx.x / 32u] = " + v +
+         ";\n  __syncthreads();\n  if (threadIdx.x < 32u) {\n  " + v + " = threadIdx.x < blockDim.x / 32u ? " + w +
+         "[threadIdx.x] : " + rest + ";\n" + warp_reduce(acc, v) + "  if (threadIdx.x == 0u) " + buf + "[0] = " + v +
+         ";\n  }\n  __syncthreads();\n}";
 }
 
 // The inclusive block scan of buf by warp shuffles. Each thread holds
@@ -1456,9 +1488,15 @@ Expected<Output> apply(const Input &in, const Params &params) {
   for (const Collective &c : plan->collectives) {
     size_t at = statement_begin(k, c.top), end = statement_end(k, c.top);
     if (at == std::string::npos || end == std::string::npos) return not_applicable("the loop is written in a macro");
-    std::string buf = c.buf->getName().str();
-    std::string fast = c.kind == Collective::Reduce ? fast_reduce(c, buf, n, items) : fast_scan(c, buf, n, items);
-    ++n;
+    std::string fast;
+    if (c.kind == Collective::Scan) {
+      fast = fast_scan(c, c.buf->getName().str(), n++, items);
+    } else {
+      for (const auto &[buf, acc] : combined(c))
+        fast.append(fast_reduce(acc, buf->getName().str(), n++, items)).append("\n  ");
+      fast.resize(fast.size() - 3); // the last "\n  "
+      if (!c.more.empty()) fast.insert(0, "{\n  ").append("\n  }");
+    }
     if (items > 1) {
       rewritten[c.top] = fast;
       continue;
