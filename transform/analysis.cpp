@@ -592,6 +592,12 @@ const IfStmt *work_block(const CompoundStmt *block) {
   return i;
 }
 
+std::optional<long long> constant_value(const Expr *e, const ASTContext &ctx) {
+  Expr::EvalResult r;
+  if (!e || e->isValueDependent() || !e->EvaluateAsInt(r, ctx)) return std::nullopt;
+  return r.Val.getInt().getExtValue();
+}
+
 bool block_uniform(const Expr *e, int depth) {
   if (!e || depth > 8) return false;
   e = e->IgnoreParens();

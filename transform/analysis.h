@@ -153,6 +153,10 @@ bool only_returns(const clang::Stmt *s);
 // which a thread failing C leaves as if it returned. nullptr otherwise.
 const clang::IfStmt *work_block(const clang::CompoundStmt *block);
 
+// The value of integer expression `e` when the compiler can evaluate it
+// (literals, constexpr, enumerators, sizeof); nullopt otherwise.
+std::optional<long long> constant_value(const clang::Expr *e, const clang::ASTContext &ctx);
+
 // Whether every thread of a block computes the same value for `e`: it reads
 // only literals, enumerators, parameters nothing assigns, blockIdx, blockDim,
 // gridDim and locals whose value_of is such an expression (followed `depth`

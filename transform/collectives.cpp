@@ -218,8 +218,7 @@ Value eval(const Expr *e, const Frame &f) {
     Value cond = eval(c->getCond(), f);
     return cond ? eval(*cond ? c->getTrueExpr() : c->getFalseExpr(), f) : std::nullopt;
   }
-  Expr::EvalResult r; // a constant expression (literals, constexpr, enumerators)
-  if (!e->isValueDependent() && e->EvaluateAsInt(r, *f.ctx)) return r.Val.getInt().getExtValue();
+  if (auto v = constant_value(e, *f.ctx)) return *v; // literals, constexpr, enumerators
   return std::nullopt;
 }
 
@@ -639,12 +638,10 @@ int other_references(const Stmt *s, const VarDecl *buf, const Expr *skip) {
   int refs = references(s, buf), zero = 0;
   std::function<void(const Stmt *)> visit = [&](const Stmt *x) {
     if (!x) return;
-    if (const auto *sub = dyn_cast<ArraySubscriptExpr>(x)) {
-      Expr::EvalResult r;
+    if (const auto *sub = dyn_cast<ArraySubscriptExpr>(x))
       if (shared_array(sub->getBase()) == buf &&
-          (sub == skip || (sub->getIdx()->EvaluateAsInt(r, buf->getASTContext()) && r.Val.getInt().isZero())))
+          (sub == skip || constant_value(sub->getIdx(), buf->getASTContext()) == 0))
         ++zero;
-    }
     for (const Stmt *c : x->children())
       visit(c);
   };
@@ -815,8 +812,7 @@ bool is_block_result_atomic(const Stmt *s, const Collective &c, const Frame &fra
   if (!fd || !fd->getIdentifier() || fd->getName() != atomic_for(c.acc) || call->getNumArgs() != 2) return false;
   const VarDecl *buf = c.buf;
   const Expr *index = cell(call->getArg(1), buf);
-  Expr::EvalResult r;
-  if (!index || !index->EvaluateAsInt(r, buf->getASTContext()) || !r.Val.getInt().isZero()) return false;
+  if (!index || constant_value(index, buf->getASTContext()) != 0) return false;
   std::vector<const Expr *> idioms;
   return block_reads(call->getArg(0), *frame.tvars, idioms) == 0 && idioms.empty();
 }
@@ -1070,9 +1066,8 @@ bool reads_target(const Expr *target, const ElementReads &reads, const VarDecl *
   const VarDecl *buf = nullptr;
   const Expr *index = cell(target, buf);
   if (!index) return false; // not a shared array's cell
-  Expr::EvalResult c, s;
-  bool before = index->EvaluateAsInt(c, ctx) && start->EvaluateAsInt(s, ctx) &&
-                c.Val.getInt().getExtValue() < s.Val.getInt().getExtValue();
+  auto c = constant_value(index, ctx), s = constant_value(start, ctx);
+  bool before = c && s && *c < *s;
   for (const auto &[array, at] : reads.shared)
     if (array == buf && (!before || !names(at, var))) return true;
   return false;

@@ -129,13 +129,6 @@ const Expr *strip_int_casts(const Expr *e, const ASTContext &ctx) {
   }
 }
 
-// The value of integer expression `e` when the compiler can evaluate it.
-std::optional<long long> constant_value(const Expr *e, const ASTContext &ctx) {
-  Expr::EvalResult r;
-  if (!e->EvaluateAsInt(r, ctx)) return std::nullopt;
-  return r.Val.getInt().getExtValue();
-}
-
 // Adds `e` (times `sign`) to `out`; false when it is not such a sum. Locals
 // never assigned are followed into their initializers.
 bool linearize(const KernelAst &k, const Halo &h, const std::set<const VarDecl *> &loop_vars, const Expr *e, int sign,

@@ -50,26 +50,8 @@ bool span_of(const KernelAst &k, const Stmt *s, size_t &b, size_t &x) {
   return k.span(s->getSourceRange(), b, x) || k.file_span(s->getSourceRange(), b, x);
 }
 
-// The value `v` holds wherever the kernel reads it defined: its initializer
-// when the kernel never writes it, or, for a declaration without one (C89
-// style, `int n; ... n = nx * ns;`), the right-hand side of the only write,
-// a top-level statement `v = rhs;` of the kernel's body. Null otherwise.
-static const Expr *single_value(const KernelAst &k, const VarDecl *v) {
-  const Stmt *body = k.kernel()->getBody();
-  if (v->getInit()) return assigns(body, v) ? nullptr : v->getInit();
-  const Expr *value = nullptr;
-  for (const Stmt *s : body->children()) {
-    const auto *b = dyn_cast<BinaryOperator>(s);
-    if (b && b->getOpcode() == BO_Assign && var_of(b->getLHS()) == v && !value && !assigns(b->getRHS(), v))
-      value = b->getRHS();
-    else if (assigns(s, v))
-      return nullptr;
-  }
-  return value;
-}
-
 // Text of `e` computed the same by every thread: parameters, literals and
-// locals whose single_value is such text (inlined), with `subst` applied.
+// locals whose one value (value_of) is such text (inlined), with `subst` applied.
 // nullopt otherwise.
 std::optional<std::string> uniform_text(const KernelAst &k, const Expr *e, const Subst &subst, int depth) {
   size_t b = 0, x = 0;
@@ -112,7 +94,7 @@ std::optional<std::string> uniform_text(const KernelAst &k, const Expr *e, const
       return;
     }
     const Expr *value = v->hasLocalStorage() && v->getType()->isScalarType() && !v->getType().isVolatileQualified()
-                            ? single_value(k, v)
+                            ? value_of(v)
                             : nullptr;
     if (!value) {
       ok = false;

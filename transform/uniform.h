@@ -45,8 +45,8 @@ struct Subst {
 // Text of `e` computed the same by every thread: parameters, literals and
 // locals whose one value is such text (inlined), with `subst` applied:
 // locals never written, with their initializers, and locals declared without
-// one and written once, by a top-level `v = rhs;` of the kernel's body.
-// nullopt otherwise.
+// one and written once, by a top-level `v = rhs;` of the kernel's body that
+// no reference precedes (value_of). nullopt otherwise.
 std::optional<std::string> uniform_text(const KernelAst &k, const clang::Expr *e, const Subst &subst = {},
                                         int depth = 0);
 

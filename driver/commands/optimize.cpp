@@ -71,14 +71,12 @@ bool parse_integer(const std::string &text, long long &out) {
   }
 }
 
+// A non-negative decimal integer, all of `text`.
 bool parse_long(const std::string &text, long &out) {
-  try {
-    size_t used = 0;
-    out = std::stol(text, &used);
-    return used == text.size() && out >= 0;
-  } catch (...) {
-    return false;
-  }
+  long long v = 0;
+  if (!parse_integer(text, v) || v < 0) return false;
+  out = static_cast<long>(v);
+  return true;
 }
 
 // What --transform prints after the transformed file, as comments.
