@@ -461,19 +461,91 @@ std::optional<Accumulation> classify(const Stmt *s, const VarDecl *var, const AS
 
 } // namespace
 
-std::optional<std::vector<Accumulation>> accumulations(const ForStmt *loop, const ASTContext &ctx) {
-  std::map<const VarDecl *, std::vector<const Stmt *>> writes;
-  SourceRange inside = loop->getSourceRange();
+namespace {
+
+// The local scalar (not an array) declared outside `loop` that `lhs` names, or nullptr.
+const VarDecl *outer_scalar(const Expr *lhs, const ForStmt *loop, const ASTContext &ctx) {
+  const auto *ref = dyn_cast<DeclRefExpr>(lhs->IgnoreParenImpCasts());
+  const auto *v = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  if (!v || !v->hasLocalStorage() || v->getType()->isArrayType()) return nullptr;
   const SourceManager &sm = ctx.getSourceManager();
-  auto declared_inside = [&](const VarDecl *v) {
-    SourceLocation l = v->getLocation();
-    return !sm.isBeforeInTranslationUnit(l, inside.getBegin()) && !sm.isBeforeInTranslationUnit(inside.getEnd(), l);
+  SourceRange inside = loop->getSourceRange();
+  SourceLocation l = v->getLocation();
+  bool declared_inside =
+      !sm.isBeforeInTranslationUnit(l, inside.getBegin()) && !sm.isBeforeInTranslationUnit(inside.getEnd(), l);
+  return declared_inside ? nullptr : v;
+}
+
+// The selection `i` writes, when it is one (the counts of references are the caller's).
+std::optional<Selection> selection_in(const IfStmt *i, const ForStmt *loop, const ASTContext &ctx) {
+  const auto *cmp = dyn_cast<BinaryOperator>(i->getCond()->IgnoreParenImpCasts());
+  if (i->getElse() || !cmp || !cmp->isRelationalOp()) return std::nullopt;
+  Selection sel;
+  sel.stmt = i;
+  const VarDecl *left = outer_scalar(cmp->getLHS(), loop, ctx), *right = outer_scalar(cmp->getRHS(), loop, ctx);
+  bool best_left = left && !right;
+  sel.best = best_left ? left : right;
+  if (!sel.best || !sel.best->getType()->isArithmeticType()) return std::nullopt;
+  const Expr *x = best_left ? cmp->getRHS() : cmp->getLHS();
+  BinaryOperatorKind op = cmp->getOpcode();
+  if (best_left) op = BinaryOperator::reverseComparisonOp(op); // X OP best
+  sel.greater = op == BO_GT || op == BO_GE;
+  sel.strict = op == BO_GT || op == BO_LT;
+  std::vector<const Stmt *> body;
+  if (const auto *c = dyn_cast<CompoundStmt>(i->getThen()))
+    body.assign(c->body_begin(), c->body_end());
+  else
+    body.push_back(i->getThen());
+  bool sets_best = false;
+  for (const Stmt *s : body) {
+    const auto *a = dyn_cast<BinaryOperator>(s);
+    const VarDecl *v = a && a->getOpcode() == BO_Assign ? outer_scalar(a->getLHS(), loop, ctx) : nullptr;
+    if (!v || !v->getType()->isArithmeticType()) return std::nullopt;
+    if (v == sel.best) {
+      if (sets_best || !same_expr(a->getRHS(), x, ctx)) return std::nullopt;
+      sets_best = true;
+    } else {
+      if (std::find(sel.carried.begin(), sel.carried.end(), v) != sel.carried.end()) return std::nullopt;
+      sel.carried.push_back(v);
+    }
+  }
+  if (!sets_best) return std::nullopt;
+  return sel;
+}
+
+} // namespace
+
+std::vector<Selection> selections(const ForStmt *loop, const ASTContext &ctx) {
+  std::vector<Selection> out;
+  std::function<void(const Stmt *)> visit = [&](const Stmt *s) {
+    if (!s || isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s)) return;
+    if (const auto *i = dyn_cast<IfStmt>(s))
+      if (auto sel = selection_in(i, loop, ctx)) {
+        out.push_back(*sel);
+        return;
+      }
+    for (const Stmt *c : s->children())
+      visit(c);
   };
+  visit(loop->getBody());
+  // The loop names best only in the selection's test and assignment, and
+  // each carried variable only where the selection assigns it.
+  std::vector<Selection> kept;
+  for (const Selection &sel : out) {
+    bool alone = references(loop->getBody(), sel.best) == 2;
+    for (const VarDecl *c : sel.carried)
+      alone = alone && references(loop->getBody(), c) == 1;
+    if (alone) kept.push_back(sel);
+  }
+  return kept;
+}
+
+std::optional<std::vector<Accumulation>> accumulations(const ForStmt *loop, const ASTContext &ctx,
+                                                       const std::set<const VarDecl *> &skip) {
+  std::map<const VarDecl *, std::vector<const Stmt *>> writes;
   auto target = [&](const Expr *lhs) -> const VarDecl * {
-    const auto *ref = dyn_cast<DeclRefExpr>(lhs->IgnoreParenImpCasts());
-    const auto *v = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
-    if (!v || !v->hasLocalStorage() || v->getType()->isArrayType() || declared_inside(v)) return nullptr;
-    return v;
+    const VarDecl *v = outer_scalar(lhs, loop, ctx);
+    return v && !skip.count(v) ? v : nullptr;
   };
   bool escapes = false;
   walk(loop->getBody(), [&](const Stmt *x) {

@@ -122,8 +122,29 @@ struct Accumulation {
 };
 // The accumulations of `loop`'s body into local scalars declared outside it,
 // when every write to such a variable in the body is one (and it is read
-// nowhere else in the body); nullopt when some write is not.
-std::optional<std::vector<Accumulation>> accumulations(const clang::ForStmt *loop, const clang::ASTContext &ctx);
+// nowhere else in the body); nullopt when some write is not. Variables in
+// `skip` (those of selections) are left to the caller.
+std::optional<std::vector<Accumulation>> accumulations(const clang::ForStmt *loop, const clang::ASTContext &ctx,
+                                                       const std::set<const clang::VarDecl *> &skip = {});
+
+// A selection of the loop's best element and of what goes with it, as
+// argmax and nearest-neighbour searches write it:
+//   if (X OP best) { best = X; c1 = V1; ... }   (OP: < <= > >=, best on either side)
+// without else and not in a loop nested in the loop; `best` and the carried
+// c_k are local arithmetic scalars declared outside the loop, which the loop
+// names nowhere else (so X and the V_k read none of them). Run in order,
+// the loop leaves in `best` the extreme of its start and every X, and in the
+// c_k the V_k of the first iteration that reached it (strict OP) or of the
+// last (non-strict): lanes that each run a part of the iterations in
+// increasing order combine exactly, by value and then by iteration.
+struct Selection {
+  const clang::IfStmt *stmt = nullptr;
+  const clang::VarDecl *best = nullptr;
+  std::vector<const clang::VarDecl *> carried;
+  bool greater = true; // best keeps the larger value
+  bool strict = true;  // a tie keeps the earlier iteration (else the later)
+};
+std::vector<Selection> selections(const clang::ForStmt *loop, const clang::ASTContext &ctx);
 // `x` combined with `y` by the accumulation's operation, as CUDA text.
 std::string combine_text(const Accumulation &a, const std::string &x, const std::string &y);
 

@@ -2,8 +2,10 @@
 // a thread-per-item kernel whose item loops over an inner range becomes
 // group-per-item: G lanes (a part of a warp, a warp, or a whole block) share
 // each inner loop, lane l taking iterations l, l+G, ...; accumulations into
-// scalars (sum, min/max, bitwise) combine across the group with shuffles
-// (and shared memory across warps) and are broadcast to every lane; stores
+// scalars (sum, min/max, bitwise) and selections of a best element with
+// what goes with it (argmax: by value, then by the iteration the loop would
+// keep) combine across the group with shuffles (and shared memory across
+// warps) and are broadcast to every lane; stores
 // outside the shared loops happen once per item (lane 0), with a group
 // barrier before later loads. The group's lanes are consecutive threads
 // (order=lanes), or, for loops that read a column (X[t * S + i], i the item),
@@ -12,7 +14,7 @@
 //
 // Legal when: builtins appear only in the x global index; no barriers, warp
 // operations or shared memory; each shared loop is a counted loop whose
-// scalar writes are recognised accumulations, without return/break/goto,
+// scalar writes are recognised accumulations or selections, without return/break/goto,
 // whose stores move with the loop variable and whose loads of a stored array
 // read the same element; statements outside shared loops that store are
 // expression statements. Floating-point accumulations reassociate. With
@@ -45,6 +47,7 @@ struct Plan {
   struct Loop {
     CountedLoop loop;
     std::vector<Accumulation> accs;
+    std::vector<Selection> sels;
   };
   std::vector<Loop> loops;              // shared across the group
   std::vector<const Stmt *> lane0;      // stores outside shared loops
@@ -54,6 +57,7 @@ struct Plan {
   std::set<std::string> size_params;
   bool top_level = true; // the shared loops and lane-0 statements are top-level statements of the body
   bool columns = false;  // a shared loop reads X[t * S + i]: items-major groups read it contiguously
+  std::string unshared;  // why the first loop that cannot be shared cannot
 };
 
 // How threads form groups: `lanes` per item, `items` per block; by_items: a
@@ -143,16 +147,22 @@ std::optional<Plan::Loop> shared_loop(const ForStmt *f, const ASTContext &ctx, s
     why = "the loop has return, break or goto";
     return std::nullopt;
   }
-  auto accs = accumulations(f, ctx);
+  std::vector<Selection> sels = selections(f, ctx);
+  std::set<const VarDecl *> selected;
+  for (const Selection &sel : sels) {
+    selected.insert(sel.best);
+    selected.insert(sel.carried.begin(), sel.carried.end());
+  }
+  auto accs = accumulations(f, ctx, selected);
   if (!accs) {
-    why = "the loop writes a scalar declared outside it other than by accumulation";
+    why = "the loop writes a scalar declared outside it other than by accumulation or by selecting its best element";
     return std::nullopt;
   }
   if (std::string m = memory_conflict(*cl, ctx); !m.empty()) {
     why = m;
     return std::nullopt;
   }
-  return Plan::Loop{*cl, *accs};
+  return Plan::Loop{*cl, *accs, sels};
 }
 
 // Walks the body: loops that can be shared are; other statements that store
@@ -168,6 +178,7 @@ std::string plan_statements(const Stmt *s, const ASTContext &ctx, Plan &plan, bo
     }
     if (writes_memory(f->getInit()) || writes_memory(f->getCond()) || writes_memory(f->getInc()))
       return "a loop that cannot be shared (" + why + ") stores in its header";
+    if (plan.unshared.empty()) plan.unshared = why;
     return plan_statements(f->getBody(), ctx, plan, true);
   }
   if (const auto *c = dyn_cast<CompoundStmt>(s)) {
@@ -236,7 +247,9 @@ Expected<Plan> analyze(const KernelAst &k) {
   Plan plan;
   plan.space = *space;
   if (std::string why = plan_statements(space->body, k.context(), plan); !why.empty()) return not_applicable(why);
-  if (plan.loops.empty()) return not_applicable("no loop of the item can be shared by a group of threads");
+  if (plan.loops.empty())
+    return not_applicable("no loop of the item can be shared by a group of threads" +
+                          (plan.unshared.empty() ? "" : " (the first: " + plan.unshared + ")"));
   plan.reads = reads_memory(space->body);
   std::vector<const VarDecl *> indexes = index_variables(space->body, 0);
   for (const Plan::Loop &l : plan.loops) {
@@ -256,13 +269,47 @@ Expected<Plan> analyze(const KernelAst &k) {
   return plan;
 }
 
-// Reduction of partial `p` across its group, leaving the result in every lane:
-// shuffles within a warp, then, for a group spanning warps, one partial per
-// warp through shared memory, combined in warp order.
-std::string group_reduce(const Accumulation &a, const std::string &p, const Groups &g, int index) {
+// What a group combines: partial variables (`fields`) and the statement
+// that merges another lane's values of them (expressions, in order) into
+// this lane's.
+struct Combiner {
+  std::vector<std::string> fields;
+  std::function<std::string(const std::vector<std::string> &)> merge;
+};
+
+// The combiner of accumulation `a` into partial `p`.
+Combiner accumulate(const Accumulation &a, const std::string &p) {
+  return {{p}, [a, p](const std::vector<std::string> &o) { return p + " = " + combine_text(a, p, o[0]) + ";\n"; }};
+}
+
+// The combiner of selection `sel` into partials `fields`: its best value, the
+// iteration that set it, then the carried variables. Another lane's values
+// win with a better value, or an equal one from the iteration the loop
+// would have kept (the earlier for a strict test, the later otherwise).
+Combiner select(const Selection &sel, const std::vector<std::string> &fields) {
+  return {fields, [sel, fields](const std::vector<std::string> &o) {
+            std::string out = "{ ", take;
+            for (size_t f = 0; f < fields.size(); ++f) {
+              std::string x = "__kbcc_x" + std::to_string(f);
+              out += "decltype(" + fields[f] + ") " + x + " = " + o[f] + "; ";
+              take += fields[f] + " = " + x + "; ";
+            }
+            std::string better = sel.greater ? " > " : " < ", earlier = sel.strict ? " < " : " > ";
+            return out + "if (__kbcc_x0" + better + fields[0] + " || (__kbcc_x0 == " + fields[0] + " && __kbcc_x1" +
+                   earlier + fields[1] + ")) { " + take + "} }\n";
+          }};
+}
+
+// Combines the partials of `c` across the group, leaving the result in
+// every lane: shuffles within a warp, then, for a group spanning warps, one
+// set of partials per warp through shared memory, combined in warp order.
+std::string group_reduce(const Combiner &c, const Groups &g, int index) {
   std::string out;
   auto shuffle = [&](const std::string &mask, const std::string &width) {
-    return p + " = " + combine_text(a, p, "__shfl_xor_sync(" + mask + ", " + p + ", __kbcc_o" + width + ")") + ";\n";
+    std::vector<std::string> other;
+    for (const std::string &f : c.fields)
+      other.push_back("__shfl_xor_sync(" + mask + ", " + f + ", __kbcc_o" + width + ")");
+    return c.merge(other);
   };
   if (!g.by_items) {
     long width = std::min(g.lanes, 32L);
@@ -274,17 +321,29 @@ std::string group_reduce(const Accumulation &a, const std::string &p, const Grou
   }
   if (!g.spans_warps()) return out;
   // Lane m of item r is thread r + m * items (by items) or r * lanes + m: the
-  // first lane of each warp's share holds that warp's partial.
-  std::string s = "__kbcc_s" + std::to_string(index), warps = std::to_string(g.lanes / g.per_warp());
+  // first lane of each warp's share holds that warp's partials.
+  std::string warps = std::to_string(g.lanes / g.per_warp());
   std::string first = g.by_items ? "threadIdx.x % " + std::to_string(g.items) + "u" : "0";
   std::string nth = g.by_items ? first + " + __kbcc_w * " + std::to_string(g.items * g.per_warp()) : "__kbcc_w";
-  out += "{ __shared__ decltype(" + p + ") " + s + "[" + std::to_string(g.by_items ? g.block() : g.lanes / 32) + "];\n";
-  if (g.by_items)
-    out += s + "[threadIdx.x] = " + p + ";\n__syncthreads();\n";
-  else
-    out += "if (__kbcc_lane % 32 == 0) " + s + "[__kbcc_lane / 32] = " + p + ";\n__syncthreads();\n";
-  out += p + " = " + s + "[" + first + "];\nfor (int __kbcc_w = 1; __kbcc_w < " + warps + "; ++__kbcc_w) " + p + " = " +
-         combine_text(a, p, s + "[" + nth + "]") + ";\n__syncthreads(); }\n";
+  std::string size = std::to_string(g.by_items ? g.block() : g.lanes / 32);
+  std::vector<std::string> nths;
+  std::string store, load;
+  for (size_t f = 0; f < c.fields.size(); ++f) {
+    std::string s = "__kbcc_s" + std::to_string(index) + (f ? "_" + std::to_string(f) : "");
+    out += (f ? " __shared__ decltype(" : "{ __shared__ decltype(") + c.fields[f] + ") " + s + "[" + size + "];";
+    store += s + (g.by_items ? "[threadIdx.x]" : "[__kbcc_lane / 32]") + " = " + c.fields[f] + "; ";
+    load += c.fields[f] + " = " + s + "[" + first + "]; ";
+    nths.push_back(s + "[" + nth + "]");
+  }
+  out += "\n";
+  if (c.fields.size() == 1) { // as the single-partial code has always been written
+    store.pop_back();
+    load.pop_back();
+  }
+  out += (g.by_items ? store : "if (__kbcc_lane % 32 == 0) " + (c.fields.size() > 1 ? "{ " + store + "}" : store)) +
+         "\n__syncthreads();\n";
+  out +=
+      load + "\nfor (int __kbcc_w = 1; __kbcc_w < " + warps + "; ++__kbcc_w) " + c.merge(nths) + "__syncthreads(); }\n";
   return out;
 }
 
@@ -308,7 +367,7 @@ Status share_loop(const KernelAst &k, const Plan::Loop &l, const Groups &g, int 
     std::string v = a.var->getName().str();
     bool from_value = a.kind == Accumulation::And || a.kind == Accumulation::MaxMin;
     head += "decltype(" + v + ") " + p + " = " + (from_value ? v : "(decltype(" + v + "))0") + "; ";
-    tail += group_reduce(a, p, g, partials);
+    tail += group_reduce(accumulate(a, p), g, partials);
     switch (a.kind) {
     case Accumulation::Sum:
       tail += v + " += " + p + ";\n";
@@ -322,6 +381,30 @@ Status share_loop(const KernelAst &k, const Plan::Loop &l, const Groups &g, int 
     default:
       tail += v + " = " + p + ";\n";
     }
+  }
+  // A selection's partials start from its variables, with no iteration yet;
+  // its update records the iteration.
+  for (const Selection &sel : l.sels) {
+    std::string iteration = "__kbcc_p" + std::to_string(partials++), back;
+    std::vector<const VarDecl *> vars = {sel.best};
+    vars.insert(vars.end(), sel.carried.begin(), sel.carried.end());
+    std::vector<std::string> fields;
+    for (const VarDecl *v : vars) {
+      std::string p = "__kbcc_p" + std::to_string(partials++), name = v->getName().str();
+      names[v] = p;
+      head += "decltype(" + name + ") " + p + " = " + name + "; ";
+      back += name + " = " + p + ";\n";
+      fields.push_back(p);
+    }
+    fields.insert(fields.begin() + 1, iteration);
+    head += "long long " + iteration + " = " + (sel.strict ? "9223372036854775807LL" : "(-9223372036854775807LL - 1)") +
+            "; ";
+    tail += group_reduce(select(sel, fields), g, partials) + back;
+    size_t tb = 0, te = 0;
+    if (!k.span(sel.stmt->getThen()->getSourceRange(), tb, te))
+      return not_applicable("a selection is written in a macro");
+    e.insert(tb, "{ " + iteration + " = " + var + "; ");
+    e.insert(isa<CompoundStmt>(sel.stmt->getThen()) ? te : past_semicolon(src, te), " }");
   }
   // References to accumulators inside the loop now name the partials.
   std::function<Status(const Stmt *)> rename = [&](const Stmt *s) -> Status {

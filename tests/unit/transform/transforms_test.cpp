@@ -251,6 +251,91 @@ TEST(Transforms, SplitLoopRefusals) {
             std::string::npos);
 }
 
+namespace {
+
+// The selections of the first top-level `for` of a kernel's body.
+std::vector<Selection> selections_of(const Parsed &p) {
+  const auto *body = clang::cast<clang::CompoundStmt>(p.ast->kernel()->getBody());
+  for (const clang::Stmt *s : body->body())
+    if (const auto *f = clang::dyn_cast<clang::ForStmt>(s)) return selections(f, p.ast->context());
+  return {};
+}
+
+} // namespace
+
+// Which `if (X OP best) { best = X; ... }` are selections, and which way
+// each keeps its best element and breaks ties.
+TEST(Analysis, SelectionsKeepABestElementAndWhatGoesWithIt) {
+  Parsed argmax(R"(__global__ void k(int n, const float *x, int *out) {
+  float best = x[0], low = x[0];
+  int arg = 0, at = 0;
+  for (int c = 1; c < n; ++c) {
+    if (x[c] > best) { best = x[c]; arg = c; }
+    float v = x[c];
+    if (low >= v) low = v;
+  }
+  out[0] = arg + at;
+})");
+  ASSERT_TRUE(argmax.ast);
+  std::vector<Selection> sels = selections_of(argmax);
+  ASSERT_EQ(sels.size(), 2u);
+  EXPECT_EQ(sels[0].best->getName(), "best");
+  ASSERT_EQ(sels[0].carried.size(), 1u);
+  EXPECT_EQ(sels[0].carried[0]->getName(), "arg");
+  EXPECT_TRUE(sels[0].greater && sels[0].strict);
+  EXPECT_EQ(sels[1].best->getName(), "low");
+  EXPECT_TRUE(sels[1].carried.empty());
+  EXPECT_FALSE(sels[1].greater || sels[1].strict); // low >= v: v <= low, the last of equals
+
+  // Not selections: the best value set to another value, a carried variable
+  // read by the loop, an else branch, and a test inside a nested loop.
+  for (const char *body :
+       {"if (x[c] > best) { best = x[c] * 2.0f; arg = c; }", "if (x[c] > best) { best = x[c]; arg = c; } at += arg;",
+        "if (x[c] > best) { best = x[c]; arg = c; } else { arg = 0; }",
+        "for (int j = 0; j < n; ++j) if (x[j] > best) { best = x[j]; arg = j; }"}) {
+    std::string text = R"(__global__ void k(int n, const float *x, int *out) {
+  float best = x[0];
+  int arg = 0, at = 0;
+  for (int c = 1; c < n; ++c) {
+    )" + std::string(body) +
+                       R"(
+  }
+  out[0] = arg + at;
+})";
+    Parsed p(text);
+    ASSERT_TRUE(p.ast);
+    EXPECT_TRUE(selections_of(p).empty()) << body;
+  }
+}
+
+// A selection shared by lanes: each lane keeps its best and the iteration
+// that set it; the lanes combine by value, then by the earlier iteration.
+TEST(Transforms, SplitLoopCombinesSelectionsByValueThenIteration) {
+  const char *argmax = R"(__global__ void argmax(int rows, int cols, const float *x, int *label) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= rows) return;
+  float best = x[(size_t)r * cols];
+  int arg = 0;
+  for (int c = 1; c < cols; ++c)
+    if (x[(size_t)r * cols + c] > best) {
+      best = x[(size_t)r * cols + c];
+      arg = c;
+    }
+  label[r] = arg;
+})";
+  Output out = applied("split_loop_across_warp", argmax, {{"lanes", "32"}, {"block", "128"}});
+  EXPECT_NE(out.source.find("long long __kbcc_p0 = 9223372036854775807LL;"), std::string::npos) << out.source;
+  EXPECT_NE(out.source.find("{ __kbcc_p0 = c; {"), std::string::npos) << out.source;
+  EXPECT_NE(out.source.find("if (__kbcc_x0 > __kbcc_p1 || (__kbcc_x0 == __kbcc_p1 && __kbcc_x1 < __kbcc_p0))"),
+            std::string::npos)
+      << out.source;
+  EXPECT_NE(out.source.find("arg = __kbcc_p2;"), std::string::npos);
+  EXPECT_EQ(out.numerics, kbcc::cache::kNumericsExact); // a selection does not reassociate
+  // Across warps, every partial goes through shared memory.
+  out = applied("split_loop_across_warp", argmax, {{"lanes", "128"}});
+  EXPECT_NE(out.source.find("__shared__ decltype(__kbcc_p0) __kbcc_s3_1[4];"), std::string::npos) << out.source;
+}
+
 TEST(Transforms, CoarseningWrapsTheBodyAndShrinksTheGrid) {
   Output out = applied("thread_coarsening", kSaxpy, {{"factor", "4"}, {"block", "256"}});
   EXPECT_NE(out.source.find("__kbcc_k < 4u"), std::string::npos) << out.source;

@@ -1,0 +1,112 @@
+// Runs kernel WHICH of transform/Inputs/argmax.cu as written and as rewritten
+// (VARIANT, launched as its mapping says: ITEMS rows per block of BLOCK
+// threads) on rows full of ties, NaNs, infinities and signed zeros, and
+// prints "<kernel> same" when every output is bitwise equal, else the first
+// difference.
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <math.h>
+#include <vector>
+
+namespace orig {
+#include ORIGINAL
+}
+namespace var {
+#include VARIANT
+}
+
+namespace {
+
+template <typename T> T *upload(const std::vector<T> &h) {
+  T *d = nullptr;
+  cudaMalloc(&d, h.size() * sizeof(T));
+  cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice);
+  return d;
+}
+
+template <typename T> std::vector<T> download(const T *d, size_t n) {
+  std::vector<T> h(n);
+  cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost);
+  return h;
+}
+
+// Values with many ties: small integers, NaN, +-0 and +-inf; some rows all
+// equal, all NaN or all +inf.
+[[maybe_unused]] std::vector<float> tie_rows(int rows, int cols) {
+  std::vector<float> x((size_t)rows * cols);
+  unsigned s = 12345;
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) {
+      s = s * 1664525u + 1013904223u;
+      unsigned v = s >> 24;
+      float f = (float)(v % 4);
+      if (v % 53 == 0) f = NAN;
+      if (v % 61 == 0) f = -0.0f;
+      if (v % 67 == 0) f = (v & 1) ? INFINITY : -INFINITY;
+      if (r % 97 == 1) f = 2.0f;
+      if (r % 97 == 2) f = NAN;
+      if (r % 97 == 3) f = INFINITY;
+      x[(size_t)r * cols + c] = f;
+    }
+  return x;
+}
+
+template <typename T>
+bool same(const char *kernel, const char *what, const std::vector<T> &a, const std::vector<T> &b) {
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::memcmp(&a[i], &b[i], sizeof(T)) != 0) {
+      std::printf("%s differs: %s[%zu] %g vs %g\n", kernel, what, i, (double)a[i], (double)b[i]);
+      return false;
+    }
+  return true;
+}
+
+} // namespace
+
+int main() {
+  const int rows = 1000, cols = 777;
+  (void)cols;
+  const dim3 grid((rows + 127) / 128), block(128);
+  const dim3 vgrid((grid.x * block.x + ITEMS - 1) / ITEMS), vblock(BLOCK);
+  bool ok = true;
+  const char *name = "";
+#if WHICH == 0
+  name = "argmax_first";
+  float *x = upload(tie_rows(rows, cols));
+  int *a0 = upload(std::vector<int>(rows, 7)), *a1 = upload(std::vector<int>(rows, 7));
+  float *m0 = upload(std::vector<float>(rows)), *m1 = upload(std::vector<float>(rows));
+  orig::argmax_first<<<grid, block>>>(rows, cols, x, a0, m0);
+  var::argmax_first<<<vgrid, vblock>>>(rows, cols, x, a1, m1);
+  ok = same(name, "arg", download(a0, rows), download(a1, rows)) &&
+       same(name, "max", download(m0, rows), download(m1, rows));
+#elif WHICH == 1
+  name = "argmin_last";
+  float *x = upload(tie_rows(rows, cols));
+  int *a0 = upload(std::vector<int>(rows, 7)), *a1 = upload(std::vector<int>(rows, 7));
+  orig::argmin_last<<<grid, block>>>(rows, cols, x, a0);
+  var::argmin_last<<<vgrid, vblock>>>(rows, cols, x, a1);
+  ok = same(name, "arg", download(a0, rows), download(a1, rows));
+#else
+  name = "nearest";
+  const int k = 37, d = 3;
+  std::vector<float> pts((size_t)rows * d), cen((size_t)k * d);
+  for (size_t i = 0; i < pts.size(); ++i)
+    pts[i] = (float)((i * 7) % 5);
+  for (size_t i = 0; i < cen.size(); ++i)
+    cen[i] = (float)((i * 3) % 4);
+  float *p = upload(pts), *c = upload(cen);
+  int *l0 = upload(std::vector<int>(rows, 7)), *l1 = upload(std::vector<int>(rows, 7));
+  float *k0 = upload(std::vector<float>(rows)), *k1 = upload(std::vector<float>(rows));
+  orig::nearest<<<grid, block>>>(rows, k, d, p, c, l0, k0);
+  var::nearest<<<vgrid, vblock>>>(rows, k, d, p, c, l1, k1);
+  ok = same(name, "label", download(l0, rows), download(l1, rows)) &&
+       same(name, "code", download(k0, rows), download(k1, rows));
+#endif
+  if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) {
+    std::printf("%s: %s\n", name, cudaGetErrorString(e));
+    return 1;
+  }
+  if (ok) std::printf("%s same\n", name);
+  return ok ? 0 : 1;
+}
