@@ -445,6 +445,32 @@ TEST(Transforms, TransposeStagingOnlyForStoresContiguousInY) {
   EXPECT_NE(refusal("smem_transpose_staging", copy).find("not strided in x"), std::string::npos);
 }
 
+// The gather form: the stored value reads across; the first pass loads that
+// element at the transposed position, the body then reads it from the tile.
+TEST(Transforms, TransposeStagingLoadsGathersAcrossFirst) {
+  const char *t = R"(__global__ void t(int n, const float *in, const float *w, float *out) {
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  int r = blockIdx.y * blockDim.y + threadIdx.y;
+  if (r < n && c < n) out[r * n + c] = w[r * n + c] * in[c * n + r];
+})";
+  Output out = applied("smem_transpose_staging", t, {{"tile", "16"}, {"rows", "2"}});
+  EXPECT_NE(out.source.find("(__kbcc_tile[(threadIdx.y + __kbcc_r * 8)][threadIdx.x] = (in[c * n + r]));"),
+            std::string::npos)
+      << out.source;
+  EXPECT_NE(out.source.find("= w[r * n + c] * __kbcc_tile[threadIdx.x][(threadIdx.y + __kbcc_r * 8)];"),
+            std::string::npos)
+      << out.source;
+  EXPECT_EQ(out.numerics, kbcc::cache::kNumericsExact);
+  // A read across made only under a condition, or at an index read from
+  // memory, is not loaded ahead.
+  for (const char *value : {"r > c ? in[c * n + r] : 0.0f", "in[c * n + (int)w[r]]"}) {
+    std::string text = std::string(t);
+    text.replace(text.find("w[r * n + c] * in[c * n + r]"), 28, value);
+    EXPECT_NE(refusal("smem_transpose_staging", text).find("nor are the stored value's reads"), std::string::npos)
+        << value;
+  }
+}
+
 TEST(Transforms, InterchangeSwapsTheIndexesWhenAccessesRunAlongY) {
   // Rows in x: the loop's read of a and the store stride in x.
   const char *rows_in_x = R"(__global__ void mm(int n, const float *a, const float *b, float *c) {
