@@ -80,14 +80,14 @@ Status coarsen_rows(const KernelAst &k, const IndexSpace &s, long factor, Edits 
 }
 
 Expected<std::vector<Axis>> coarsen_space(const Input &in) {
-  auto s = index_space(*in.ast, /*allow_2d=*/true, /*allow_atomics=*/true);
+  auto s = index_space(*in.ast, /*allow_2d=*/true, /*allow_atomics=*/true, /*allow_batch=*/true);
   if (!s) return s.error();
   if (s->dims == 2) return std::vector<Axis>{{"factor", {"4", "2", "8"}}, {"block", {"32x8", "32x4"}}};
   return std::vector<Axis>{{"factor", {"4", "2", "8", "16"}}, {"block", {"256", "128", "512"}}};
 }
 
 Expected<Output> coarsen_apply(const Input &in, const Params &params) {
-  auto s = index_space(*in.ast, true, true);
+  auto s = index_space(*in.ast, true, true, true);
   if (!s) return s.error();
   Output out;
   Edits e;

@@ -3,11 +3,12 @@
 #include "tooling/kernel_text.h"
 #include "transform/transform.h"
 
+#include <algorithm>
 #include <functional>
 
 namespace kbcc::transform {
 
-Expected<IndexSpace> index_space(const KernelAst &k, bool allow_2d, bool allow_atomics) {
+Expected<IndexSpace> index_space(const KernelAst &k, bool allow_2d, bool allow_atomics, bool allow_batch) {
   IndexSpace s;
   s.body = llvm::dyn_cast_or_null<clang::CompoundStmt>(k.kernel()->getBody());
   if (!s.body) return not_applicable("the kernel has no body");
@@ -20,10 +21,14 @@ Expected<IndexSpace> index_space(const KernelAst &k, bool allow_2d, bool allow_a
   if (fx.unknown_calls) return not_applicable("the kernel calls functions kbcc cannot see");
   if (fx.atomics && !allow_atomics) return not_applicable("the kernel uses atomics");
   IndexUses uses = index_uses(s.body);
-  if (!uses.other.empty())
+  auto batch_read = [](const Builtin &b) {
+    return b.dim == 2 && (b.var == Builtin::BlockIdx || b.var == Builtin::GridDim);
+  };
+  s.batch = allow_batch && !uses.other.empty() && std::all_of(uses.other.begin(), uses.other.end(), batch_read);
+  if (!uses.other.empty() && !s.batch)
     return not_applicable("the kernel reads threadIdx/blockIdx/blockDim/gridDim outside the global-index idiom");
   if (uses.global.empty()) return not_applicable("the kernel has no global index (blockIdx*blockDim+threadIdx)");
-  if (uses.any_in(2)) return not_applicable("the kernel indexes the z dimension");
+  if (uses.global_in(2)) return not_applicable("the kernel indexes the z dimension");
   s.dims = uses.any_in(1) ? 2 : 1;
   if (s.dims == 2 && !allow_2d) return not_applicable("the kernel indexes two dimensions");
   if (!uses.any_in(0)) return not_applicable("the kernel does not index the x dimension");
@@ -52,15 +57,18 @@ std::string coverage_precondition(const IndexSpace &space, int dim, long unit) {
   return out;
 }
 
-std::vector<std::string> fixed_dims_preconditions(int dims) {
+std::vector<std::string> fixed_dims_preconditions(const IndexSpace &space) {
   std::vector<std::string> out;
-  if (dims < 2) out.insert(out.end(), {"grid.y == 1", "block.y == 1"});
-  out.insert(out.end(), {"grid.z == 1", "block.z == 1", "shared == 0"});
+  if (space.dims < 2) out.insert(out.end(), {"grid.y == 1", "block.y == 1"});
+  if (!space.batch) out.emplace_back("grid.z == 1");
+  out.insert(out.end(), {"block.z == 1", "shared == 0"});
   return out;
 }
 
-Expected<Index2D> index_2d(const KernelAst &k) {
-  auto s = index_space(k, /*allow_2d=*/true, /*allow_atomics=*/false);
+std::string grid_z(const IndexSpace &space) { return space.batch ? "grid.z" : "1"; }
+
+Expected<Index2D> index_2d(const KernelAst &k, bool allow_batch) {
+  auto s = index_space(k, /*allow_2d=*/true, /*allow_atomics=*/false, allow_batch);
   if (!s) return s.error();
   if (s->dims != 2) return not_applicable("the kernel indexes one dimension");
   auto xs = index_variables(s->body, 0), ys = index_variables(s->body, 1);
@@ -72,10 +80,10 @@ Expected<Index2D> index_2d(const KernelAst &k) {
 launch::LaunchMapping tile_mapping(const IndexSpace &space, long unit_x, long unit_y, long block_x, long block_y) {
   launch::LaunchMapping m;
   m.grid = {"ceil_div(grid.x * block.x, " + std::to_string(unit_x) + ")",
-            "ceil_div(grid.y * block.y, " + std::to_string(unit_y) + ")", "1"};
+            "ceil_div(grid.y * block.y, " + std::to_string(unit_y) + ")", grid_z(space)};
   m.block = {std::to_string(block_x), std::to_string(block_y), "1"};
   m.shared = "0";
-  m.preconditions = fixed_dims_preconditions(2);
+  m.preconditions = fixed_dims_preconditions(space);
   m.preconditions.push_back(coverage_precondition(space, 0, unit_x));
   m.preconditions.push_back(coverage_precondition(space, 1, unit_y));
   return m;
@@ -83,10 +91,10 @@ launch::LaunchMapping tile_mapping(const IndexSpace &space, long unit_x, long un
 
 launch::LaunchMapping coarse_mapping(const IndexSpace &s, long block, long factor) {
   launch::LaunchMapping m;
-  m.grid = {"ceil_div(grid.x * block.x, " + std::to_string(block * factor) + ")", "1", "1"};
+  m.grid = {"ceil_div(grid.x * block.x, " + std::to_string(block * factor) + ")", "1", grid_z(s)};
   m.block = {std::to_string(block), "1", "1"};
   m.shared = "0";
-  m.preconditions = fixed_dims_preconditions(1);
+  m.preconditions = fixed_dims_preconditions(s);
   m.preconditions.push_back(coverage_precondition(s, 0, block * factor));
   return m;
 }

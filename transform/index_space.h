@@ -18,6 +18,7 @@ namespace kbcc::transform {
 
 struct IndexSpace {
   int dims = 1;                         // 1: x only; 2: x and y
+  bool batch = false;                   // reads blockIdx.z / gridDim.z: a batch index the launch keeps
   std::vector<GlobalIndex> occurrences; // every use of the idiom
   std::vector<std::string> bounds[2];   // guard bounds per dimension, in the mapping language
   std::set<std::string> bound_params;   // integer parameters those bounds read
@@ -28,16 +29,23 @@ struct IndexSpace {
 // (and y when `allow_2d`), and has no barriers, warp operations, shared
 // memory, inline assembly, device-side launches or calls kbcc cannot see
 // (atomics only when `allow_atomics`). Error "not-applicable" with the reason.
-Expected<IndexSpace> index_space(const KernelAst &k, bool allow_2d, bool allow_atomics);
+// With `allow_batch`, it may also read blockIdx.z and gridDim.z (a batch of
+// independent x-y problems, one per z block): a transform that keeps grid.z,
+// needs block.z == 1 and moves threads only within a block's x-y problem
+// keeps every thread's z.
+Expected<IndexSpace> index_space(const KernelAst &k, bool allow_2d, bool allow_atomics, bool allow_batch = false);
 
 // Preconditions of a launch mapping over `space` whose new launch covers the
 // original's threads of dimension `dim` in units of `unit` threads: the unit
 // divides the original extent, or a guard bound shows the extra threads idle.
 std::string coverage_precondition(const IndexSpace &space, int dim, long unit);
 
-// grid/block extents of the dimensions the kernel does not use must be 1, and
-// no dynamic shared memory: the preconditions saying so.
-std::vector<std::string> fixed_dims_preconditions(int dims);
+// grid/block extents of the dimensions the kernel does not use must be 1
+// (grid.z stays as launched for a batch), and no dynamic shared memory: the
+// preconditions saying so.
+std::vector<std::string> fixed_dims_preconditions(const IndexSpace &space);
+// The new launch's grid.z: kept for a batch, else 1.
+std::string grid_z(const IndexSpace &space);
 
 // A 2-D kernel whose x and y global indexes are each held by one variable
 // (and the idiom used nowhere else); atomics are refused.
@@ -45,7 +53,7 @@ struct Index2D {
   IndexSpace space;
   const clang::VarDecl *x = nullptr, *y = nullptr;
 };
-Expected<Index2D> index_2d(const KernelAst &k);
+Expected<Index2D> index_2d(const KernelAst &k, bool allow_batch = false);
 
 // The launch of a 2-D kernel in tiles of `unit_x` x `unit_y` of the original
 // threads, each tile a block of `block_x` x `block_y` threads: grid, block and

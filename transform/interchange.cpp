@@ -55,7 +55,7 @@ Balance balance(const Index2D &idx) {
 }
 
 Expected<Index2D> analyze(const KernelAst &k) {
-  auto idx = index_2d(k);
+  auto idx = index_2d(k, /*allow_batch=*/true);
   if (!idx) return idx.error();
   Balance b = balance(*idx);
   if (b.gain <= b.loss)
@@ -92,10 +92,10 @@ Expected<Output> apply(const Input &in, const Params &params) {
   // New x threads cover the original y extent, new y threads the x extent.
   launch::LaunchMapping m;
   m.grid = {"ceil_div(grid.y * block.y, " + std::to_string(bx) + ")",
-            "ceil_div(grid.x * block.x, " + std::to_string(by) + ")", "1"};
+            "ceil_div(grid.x * block.x, " + std::to_string(by) + ")", grid_z(idx->space)};
   m.block = {std::to_string(bx), std::to_string(by), "1"};
   m.shared = "0";
-  m.preconditions = fixed_dims_preconditions(2);
+  m.preconditions = fixed_dims_preconditions(idx->space);
   m.preconditions.push_back(coverage_precondition(idx->space, 1, bx));
   m.preconditions.push_back(coverage_precondition(idx->space, 0, by));
   out.launch = m;

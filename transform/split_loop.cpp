@@ -242,7 +242,7 @@ bool column_read(const Expr *index, const VarDecl *var, const std::vector<const 
 }
 
 Expected<Plan> analyze(const KernelAst &k) {
-  auto space = index_space(k, /*allow_2d=*/false, /*allow_atomics=*/true);
+  auto space = index_space(k, /*allow_2d=*/false, /*allow_atomics=*/true, /*allow_batch=*/true);
   if (!space) return space.error();
   Plan plan;
   plan.space = *space;
@@ -511,10 +511,10 @@ Expected<Output> apply(const Input &in, const Params &params) {
   Output out;
   out.source = *text;
   launch::LaunchMapping m;
-  m.grid = {"ceil_div(grid.x * block.x, " + I + ")", "1", "1"};
+  m.grid = {"ceil_div(grid.x * block.x, " + I + ")", "1", grid_z(plan->space)};
   m.block = {std::to_string(block), "1", "1"};
   m.shared = "0";
-  m.preconditions = fixed_dims_preconditions(1);
+  m.preconditions = fixed_dims_preconditions(plan->space);
   if (g.items > 1) m.preconditions.push_back(coverage_precondition(plan->space, 0, g.items));
   out.launch = m;
   out.numerics = plan->float_reduction ? cache::kNumericsReassociates : cache::kNumericsExact;

@@ -71,7 +71,7 @@ bool uniform_bounds(const TilingPlan &p) {
 } // namespace
 
 Expected<TilingPlan> analyze_tiling(const KernelAst &k) {
-  auto idx = index_2d(k);
+  auto idx = index_2d(k, /*allow_batch=*/true);
   if (!idx) return idx.error();
   TilingPlan p;
   p.space = idx->space;

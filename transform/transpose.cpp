@@ -62,7 +62,7 @@ void unconditional_gathers(const Expr *e, const VarDecl *x, const VarDecl *y,
 }
 
 Expected<Plan> analyze(const KernelAst &k) {
-  auto idx = index_2d(k);
+  auto idx = index_2d(k, /*allow_batch=*/true);
   if (!idx) return idx.error();
   Plan p;
   p.space = idx->space;

@@ -168,7 +168,7 @@ Expected<Output> vector_apply(const Input &in, const Params &params) {
   m.grid = {"ceil_div(grid.x * block.x, " + std::to_string(unit) + ")", "1", "1"};
   m.block = {std::to_string(block), "1", "1"};
   m.shared = "0";
-  m.preconditions = fixed_dims_preconditions(1);
+  m.preconditions = fixed_dims_preconditions(p->streams.space);
   m.preconditions.push_back(coverage_precondition(p->streams.space, 0, unit));
   for (const Vector &v : p->vectors)
     m.preconditions.push_back("aligned(" + v.stream->param->getName().str() + ", " +

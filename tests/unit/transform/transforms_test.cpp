@@ -5,6 +5,7 @@
 #include "transform/analysis.h"
 #include "transform/transform.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 
 using namespace kbcc::transform;
@@ -469,6 +470,29 @@ TEST(Transforms, TransposeStagingLoadsGathersAcrossFirst) {
     EXPECT_NE(refusal("smem_transpose_staging", text).find("nor are the stored value's reads"), std::string::npos)
         << value;
   }
+}
+
+// A batch (blockIdx.z read outside the idiom): the launch keeps grid.z.
+TEST(Transforms, BatchesKeepGridZ) {
+  const char *batch = R"(__global__ void scale(int n, const float *x, float *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[(size_t)blockIdx.z * n + i] = 2.0f * x[(size_t)blockIdx.z * n + i];
+})";
+  Output out = applied("block_size", batch, {{"block", "128"}});
+  ASSERT_TRUE(out.launch);
+  EXPECT_EQ(out.launch->grid[2], "grid.z");
+  const auto &pre = out.launch->preconditions;
+  EXPECT_EQ(std::count(pre.begin(), pre.end(), "grid.z == 1"), 0);
+  EXPECT_EQ(std::count(pre.begin(), pre.end(), "block.z == 1"), 1);
+  // Without the batch, grid.z stays 1.
+  out = applied("block_size", kSaxpy, {{"block", "128"}});
+  ASSERT_TRUE(out.launch);
+  EXPECT_EQ(out.launch->grid[2], "1");
+  EXPECT_EQ(std::count(out.launch->preconditions.begin(), out.launch->preconditions.end(), "grid.z == 1"), 1);
+  // blockDim.z is no batch index.
+  std::string dims = batch;
+  dims.replace(dims.find("2.0f"), 4, "(float)blockDim.z");
+  EXPECT_NE(refusal("block_size", dims).find("outside the global-index idiom"), std::string::npos);
 }
 
 TEST(Transforms, InterchangeSwapsTheIndexesWhenAccessesRunAlongY) {
