@@ -400,10 +400,7 @@ bool names(const Expr *e, const VarDecl *var) {
   return ref && ref->getDecl() == var;
 }
 
-namespace {
-
-// Classifies one write to `var`; nullopt when it is not an accumulation.
-std::optional<Accumulation> classify(const Stmt *s, const VarDecl *var, const ASTContext &ctx) {
+std::optional<Accumulation> accumulation_in(const Stmt *s, const VarDecl *var, const ASTContext &ctx) {
   Accumulation a;
   a.var = var;
   a.stmt = s;
@@ -458,8 +455,6 @@ std::optional<Accumulation> classify(const Stmt *s, const VarDecl *var, const AS
   (void)ctx;
   return a;
 }
-
-} // namespace
 
 namespace {
 
@@ -565,7 +560,7 @@ std::optional<std::vector<Accumulation>> accumulations(const ForStmt *loop, cons
     std::optional<Accumulation::Kind> kind;
     std::string combine;
     for (const Stmt *s : stmts) {
-      auto a = classify(s, var, ctx);
+      auto a = accumulation_in(s, var, ctx);
       if (!a || (kind && (*kind != a->kind || combine != a->combine))) return std::nullopt;
       kind = a->kind;
       combine = a->combine;

@@ -145,6 +145,9 @@ struct Selection {
   bool strict = true;  // a tie keeps the earlier iteration (else the later)
 };
 std::vector<Selection> selections(const clang::ForStmt *loop, const clang::ASTContext &ctx);
+// The accumulation statement `s` makes into `var`, when it is one.
+std::optional<Accumulation> accumulation_in(const clang::Stmt *s, const clang::VarDecl *var,
+                                            const clang::ASTContext &ctx);
 // `x` combined with `y` by the accumulation's operation, as CUDA text.
 std::string combine_text(const Accumulation &a, const std::string &x, const std::string &y);
 

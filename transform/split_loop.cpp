@@ -5,7 +5,9 @@
 // scalars (sum, min/max, bitwise) and selections of a best element with
 // what goes with it (argmax: by value, then by the iteration the loop would
 // keep) combine across the group with shuffles (and shared memory across
-// warps) and are broadcast to every lane; stores
+// warps) and are broadcast to every lane; a running accumulation each
+// iteration reads (a prefix sum) is scanned across the lanes chunk by
+// chunk; stores
 // outside the shared loops happen once per item (lane 0), with a group
 // barrier before later loads. The group's lanes are consecutive threads
 // (order=lanes), or, for loops that read a column (X[t * S + i], i the item),
@@ -48,6 +50,8 @@ struct Plan {
     CountedLoop loop;
     std::vector<Accumulation> accs;
     std::vector<Selection> sels;
+    std::optional<Accumulation> scan; // a running accumulation its iteration reads (scan_of)
+    const Expr *term = nullptr;       // the scan's new term
   };
   std::vector<Loop> loops;              // shared across the group
   std::vector<const Stmt *> lane0;      // stores outside shared loops
@@ -57,6 +61,7 @@ struct Plan {
   std::set<std::string> size_params;
   bool top_level = true; // the shared loops and lane-0 statements are top-level statements of the body
   bool columns = false;  // a shared loop reads X[t * S + i]: items-major groups read it contiguously
+  bool scans = false;    // a shared loop is a scan: groups stay within a warp, lanes consecutive
   std::string unshared;  // why the first loop that cannot be shared cannot
 };
 
@@ -136,6 +141,51 @@ std::string memory_conflict(const CountedLoop &cl, const ASTContext &ctx) {
   return {};
 }
 
+// The term an accumulation adds: E of s += E, s = s + E, s = E + s,
+// s = f(s, E), s |= E, ...; nullptr for s -= E, ++s and the like.
+const Expr *term_of(const Accumulation &a) {
+  const VarDecl *v = a.var;
+  if (const auto *c = dyn_cast<CompoundAssignOperator>(a.stmt))
+    return c->getOpcode() == BO_SubAssign ? nullptr : c->getRHS();
+  const auto *b = dyn_cast<BinaryOperator>(a.stmt);
+  if (!b || b->getOpcode() != BO_Assign) return nullptr;
+  const Expr *rhs = b->getRHS()->IgnoreParenImpCasts();
+  if (const auto *add = dyn_cast<BinaryOperator>(rhs); add && add->getOpcode() == BO_Add)
+    return names(add->getLHS(), v) ? add->getRHS() : add->getLHS();
+  if (const auto *call = dyn_cast<CallExpr>(rhs); call && call->getNumArgs() == 2)
+    return names(call->getArg(0), v) ? call->getArg(1) : call->getArg(0);
+  return nullptr;
+}
+
+// A running accumulation that its iteration reads, as a row's prefix sum
+// writes it: the loop's body is { s += E; S1; S2; ... } (or s = s + E,
+// s = f(s, E), |=, &=, ^=), with s a local scalar declared outside the loop,
+// E reading neither s nor the global index, the S_k expression statements
+// that may read s but write no scalar declared outside the loop, no
+// continue, and the loop variable declared in its header. Shared by lanes,
+// each chunk of `lanes` iterations becomes an inclusive scan across them.
+std::optional<Plan::Loop> scan_of(const CountedLoop &cl, const ASTContext &ctx) {
+  const auto *body = dyn_cast<CompoundStmt>(cl.loop->getBody());
+  if (!body || body->size() < 2 || !isa<DeclStmt>(cl.loop->getInit()) || continues(body)) return std::nullopt;
+  const auto *first = dyn_cast<Expr>(body->body_front());
+  const Expr *lhs = nullptr;
+  if (const auto *b = dyn_cast_or_null<BinaryOperator>(first); b && b->isAssignmentOp()) lhs = b->getLHS();
+  const auto *ref = lhs ? dyn_cast<DeclRefExpr>(lhs->IgnoreParenImpCasts()) : nullptr;
+  const auto *v = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  if (!v || !v->hasLocalStorage() || !v->getType()->isArithmeticType() || refers_to(cl.loop->getInit(), v))
+    return std::nullopt;
+  auto acc = accumulation_in(first, v, ctx);
+  const Expr *term = acc ? term_of(*acc) : nullptr;
+  if (!term || refers_to(term, v) || !index_uses(term).global.empty() || !index_uses(cl.bound).global.empty())
+    return std::nullopt;
+  for (const Stmt *st : llvm::drop_begin(body->body()))
+    if (!isa<Expr>(st) || assigns(st, v)) return std::nullopt;
+  auto others = accumulations(cl.loop, ctx, {v}); // nothing else outside the loop is written
+  if (!others || !others->empty()) return std::nullopt;
+  Plan::Loop l{cl, {}, {}, acc, term};
+  return l;
+}
+
 // Whether `for` can be shared; `why` says why not.
 std::optional<Plan::Loop> shared_loop(const ForStmt *f, const ASTContext &ctx, std::string &why) {
   auto cl = counted_loop(f);
@@ -154,6 +204,8 @@ std::optional<Plan::Loop> shared_loop(const ForStmt *f, const ASTContext &ctx, s
     selected.insert(sel.carried.begin(), sel.carried.end());
   }
   auto accs = accumulations(f, ctx, selected);
+  if (!accs && std::string(memory_conflict(*cl, ctx)).empty())
+    if (auto scan = scan_of(*cl, ctx)) return scan;
   if (!accs) {
     why = "the loop writes a scalar declared outside it other than by accumulation or by selecting its best element";
     return std::nullopt;
@@ -259,6 +311,10 @@ Expected<Plan> analyze(const KernelAst &k) {
     });
     for (const Accumulation &a : l.accs)
       if (a.var->getType()->isRealFloatingType()) plan.float_reduction = true;
+    if (l.scan) {
+      plan.scans = true;
+      plan.float_reduction = plan.float_reduction || l.scan->var->getType()->isRealFloatingType();
+    }
     if (auto trip = as_mapping_expr(l.loop.bound);
         trip && std::find(plan.trip_counts.begin(), plan.trip_counts.end(), *trip) == plan.trip_counts.end())
       plan.trip_counts.push_back(*trip);
@@ -349,8 +405,54 @@ std::string group_reduce(const Combiner &c, const Groups &g, int index) {
 
 std::string barrier(const Groups &g) { return g.spans_warps() ? " __syncthreads();" : " __syncwarp(__kbcc_mask);"; }
 
+// Rewrites a scan loop (scan_of) for groups within a warp: the loop steps
+// by chunks of `lanes` iterations, lane l runs iteration chunk + l when it is
+// in range, the terms are scanned across the lanes with __shfl_up_sync, each
+// live lane's S_k see the carry combined with its prefix, and the carry
+// takes the chunk's total from its last live lane; after the loop, s holds
+// the carry in every lane (then a group barrier, as after any shared loop
+// that stores, when the kernel reads memory).
+Status share_scan(const KernelAst &k, const Plan::Loop &l, const Groups &g, bool reads, Edits &e) {
+  const std::string &src = k.source();
+  const Accumulation &a = *l.scan;
+  const auto *cond = cast<BinaryOperator>(l.loop.loop->getCond()->IgnoreParenImpCasts());
+  const auto *body = cast<CompoundStmt>(l.loop.loop->getBody());
+  size_t begin = 0, end = 0, cb = 0, ce = 0, ub = 0, ue = 0, bb = 0, be = 0, tb = 0, te = 0;
+  size_t name = k.offset(l.loop.var->getLocation()), open = k.offset(body->getLBracLoc()),
+         close = k.offset(body->getRBracLoc());
+  if (!k.span(l.loop.loop->getSourceRange(), begin, end) || !k.span(cond->getLHS()->getSourceRange(), cb, ce) ||
+      !k.span(a.stmt->getSourceRange(), ub, ue) || !k.span(l.loop.bound->getSourceRange(), bb, be) ||
+      !k.span(l.term->getSourceRange(), tb, te) || name == std::string::npos || open == std::string::npos ||
+      close == std::string::npos)
+    return not_applicable("a scan loop is written in a macro");
+  size_t ib = 0, ie = 0;
+  if (!k.span(l.loop.loop->getInc()->getSourceRange(), ib, ie)) return not_applicable("a loop is written in a macro");
+  std::string var = l.loop.var->getName().str(), s = a.var->getName().str(), G = std::to_string(g.lanes);
+  std::string bound = "(" + src.substr(bb, be - bb) + ")", term = src.substr(tb, te - tb);
+  std::string mask = g.lanes >= 32 ? "0xffffffffu" : "__kbcc_mask", T = "decltype(" + s + ")";
+  std::string left = bound + " - (long long)__kbcc_c0" + (l.loop.inclusive ? " + 1" : "");
+  e.insert(begin, "{ " + T + " __kbcc_carry = " + s + "; ");
+  e.replace(name, name + var.size(), "__kbcc_c0");
+  e.replace(cb, ce, "__kbcc_c0");
+  e.replace(ib, ie, "__kbcc_c0 += " + G);
+  e.insert(open + 1, " const decltype(__kbcc_c0) " + var + " = __kbcc_c0 + (decltype(__kbcc_c0))__kbcc_lane; " +
+                         "const bool __kbcc_live = " + var + (l.loop.inclusive ? " <= " : " < ") + bound + ";");
+  e.replace(ub, past_semicolon(src, ue),
+            T + " __kbcc_e = __kbcc_live ? (" + T + ")(" + term + ") : (" + T + ")0;\n    for (int __kbcc_o = 1; " +
+                "__kbcc_o < " + G + "; __kbcc_o *= 2) { " + T + " __kbcc_u = __shfl_up_sync(" + mask +
+                ", __kbcc_e, __kbcc_o, " + G +
+                "); if (__kbcc_lane >= (unsigned)__kbcc_o) __kbcc_e = " + combine_text(a, "__kbcc_u", "__kbcc_e") +
+                "; }\n    const int __kbcc_n = (int)(" + left + " < " + G + " ? " + left + " : " + G +
+                ");\n    const " + T + " __kbcc_t = __shfl_sync(" + mask + ", __kbcc_e, __kbcc_n - 1, " + G +
+                ");\n    if (__kbcc_live) { " + s + " = " + combine_text(a, "__kbcc_carry", "__kbcc_e") + ";");
+  e.insert(close, "} __kbcc_carry = " + combine_text(a, "__kbcc_carry", "__kbcc_t") + "; ");
+  e.insert(past_semicolon(src, end), " " + s + " = __kbcc_carry;" + (reads ? barrier(g) : "") + " }");
+  return Status::ok();
+}
+
 // Rewrites one shared loop.
 Status share_loop(const KernelAst &k, const Plan::Loop &l, const Groups &g, int &partials, bool reads, Edits &e) {
+  if (l.scan) return share_scan(k, l, g, reads, e);
   const std::string &src = k.source();
   size_t begin = 0, end = 0, ib = 0, ie = 0, cb = 0, ce = 0;
   if (!k.span(l.loop.loop->getSourceRange(), begin, end) || !k.span(l.loop.init->getSourceRange(), ib, ie) ||
@@ -433,6 +535,7 @@ Status share_loop(const KernelAst &k, const Plan::Loop &l, const Groups &g, int 
 Expected<std::vector<Axis>> space(const Input &in) {
   auto plan = analyze(*in.ast);
   if (!plan) return plan.error();
+  if (plan->scans) return std::vector<Axis>{{"lanes", {"32", "16", "8"}}, {"block", {"256", "128", "512"}}};
   if (!plan->columns || !plan->top_level)
     return std::vector<Axis>{{"lanes", {"32", "128", "16", "256", "8", "64", "512"}}, {"block", {"256", "128", "512"}}};
   // A column read: items-major groups first, with as many lanes as keep a
@@ -470,6 +573,8 @@ Expected<Output> apply(const Input &in, const Params &params) {
   g.by_items = order != params.end() && order->second == "items";
   if (g.lanes < 2 || g.lanes > 1024 || (g.lanes & (g.lanes - 1)) != 0)
     return not_applicable("lanes must be a power of two");
+  if (plan->scans && (g.lanes > 32 || g.by_items))
+    return not_applicable("a scan's lanes must be consecutive threads of one warp (order=lanes, lanes <= 32)");
   if (g.lanes > 32 && !g.by_items) block = g.lanes; // a block per item
   if (block < g.lanes || block > 1024 || block % g.lanes != 0)
     return not_applicable("block must be a multiple of lanes");

@@ -224,14 +224,15 @@ TEST(Transforms, SplitLoopOffersItemsMajorGroupsForColumnReads) {
 
 TEST(Transforms, SplitLoopRefusals) {
   EXPECT_NE(refusal("split_loop_across_warp", kSaxpy).find("no loop"), std::string::npos);
-  // A loop-carried scalar that is not an accumulation (a prefix sum).
+  // A loop-carried scalar that is neither an accumulation nor a scan (an
+  // exclusive prefix sum, read before its update).
   EXPECT_NE(refusal("split_loop_across_warp", R"(__global__ void scan(int rows, int cols, const float *x, float *y) {
   int r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r >= rows) return;
   float s = 0.0f;
   for (int c = 0; c < cols; ++c) {
-    s += x[r * cols + c];
     y[r * cols + c] = s;
+    s += x[r * cols + c];
   }
 })")
                 .find("no loop"),

@@ -1,4 +1,4 @@
-// A running sum stored every iteration: no loop can be shared.
+// A running sum stored every iteration: a scan.
 __global__ void prefix(int n, int cols, const float *x, float *y) {
   int r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r >= n) return;
