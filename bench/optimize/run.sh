@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The optimization benchmark, for a machine with an NVIDIA GPU.
 #
-# For every app in bench/optimize/{apps,extra,gridstride,atomics,allpairs,gathers,unseen} (one naive kernel each) and for two
+# For every app in bench/optimize/{apps,extra,gridstride,atomics,allpairs,gathers,scans,unseen} (one naive kernel each) and for two
 # knowledge bases (the shipped seed KB, and an "empty" KB made by
 # make_empty_kb.py), in a fresh KBCC_DIR each:
 #   build the app with kbcc -> run it (baseline) -> kbcc capture -- app
@@ -28,7 +28,7 @@ nvcc=${KBCC_NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 modes=${BENCH_MODES:-seed empty}
 if [[ $# -gt 0 ]]; then apps=("$@"); else
   apps=()
-  for f in "$here"/apps/*.cu "$here"/extra/*.cu "$here"/gridstride/*.cu "$here"/atomics/*.cu "$here"/allpairs/*.cu "$here"/gathers/*.cu "$here"/unseen/*.cu; do apps+=("$(basename "$f" .cu)"); done
+  for f in "$here"/apps/*.cu "$here"/extra/*.cu "$here"/gridstride/*.cu "$here"/atomics/*.cu "$here"/allpairs/*.cu "$here"/gathers/*.cu "$here"/scans/*.cu "$here"/unseen/*.cu; do apps+=("$(basename "$f" .cu)"); done
 fi
 
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
@@ -60,11 +60,12 @@ opt_args+=("${extra_args[@]}")
 # gridstride/ grid-stride loops launched as real programs launch them,
 # atomics/ sums written as one atomic per element, allpairs/ loops every
 # thread runs over the same elements, gathers/ 2-D kernels whose stored
-# value reads across the threads of a warp, unseen/ kernels written after the
+# value reads across the threads of a warp, scans/ running sums each
+# iteration reads, unseen/ kernels written after the
 # transforms and measured before any change made for them.
 source_of() {
   local d
-  for d in apps extra gridstride atomics allpairs gathers unseen; do
+  for d in apps extra gridstride atomics allpairs gathers scans unseen; do
     [[ -f $here/$d/$1.cu ]] && echo "$here/$d/$1.cu" && return
   done
   echo "$here/apps/$1.cu"

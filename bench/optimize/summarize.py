@@ -135,9 +135,9 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     apps = sorted(os.listdir(os.path.join(work, "seed"))) if os.path.isdir(os.path.join(work, "seed")) else []
     groups = {"suite": ([], []), "extra": ([], []), "gridstride": ([], []), "atomics": ([], []),
-              "allpairs": ([], []), "gathers": ([], []), "unseen": ([], [])}
+              "allpairs": ([], []), "gathers": ([], []), "scans": ([], []), "unseen": ([], [])}
     for app in apps:
-        group = next((g for g in ("extra", "gridstride", "atomics", "allpairs", "gathers", "unseen") if os.path.exists(os.path.join(here, g, app + ".cu"))),
+        group = next((g for g in ("extra", "gridstride", "atomics", "allpairs", "gathers", "scans", "unseen") if os.path.exists(os.path.join(here, g, app + ".cu"))),
                      "suite")
         row, speedup = app_row(work, app, peak_bw, peak_flops)
         groups[group][0].append(row)
@@ -168,6 +168,8 @@ def main():
         print_table("Loops every thread runs over the same elements (bench/optimize/allpairs)", *groups["allpairs"])
     if groups["gathers"][0]:
         print_table("Reads across a 2-D kernel's threads (bench/optimize/gathers)", *groups["gathers"])
+    if groups["scans"][0]:
+        print_table("Running sums each iteration reads (bench/optimize/scans)", *groups["scans"])
     if groups["unseen"][0]:
         print_table("Kernels written after the transforms (bench/optimize/unseen)", *groups["unseen"])
 
