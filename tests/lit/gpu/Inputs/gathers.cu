@@ -3,37 +3,9 @@
 // TILE, blocks of TILE x BY) on sizes no tile divides, and prints
 // "<kernel> same" when every output is bitwise equal, else the first
 // difference.
-#include <cstdio>
-#include <cstring>
-#include <vector>
-
-namespace orig {
-#include ORIGINAL
-}
-namespace var {
-#include VARIANT
-}
+#include "twin.h"
 
 namespace {
-
-template <typename T> T *upload(const std::vector<T> &h) {
-  T *d = nullptr;
-  cudaMalloc(&d, h.size() * sizeof(T));
-  cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice);
-  return d;
-}
-
-template <typename T> bool same(const char *kernel, const T *d0, const T *d1, size_t n) {
-  std::vector<T> a(n), b(n);
-  cudaMemcpy(a.data(), d0, n * sizeof(T), cudaMemcpyDeviceToHost);
-  cudaMemcpy(b.data(), d1, n * sizeof(T), cudaMemcpyDeviceToHost);
-  for (size_t i = 0; i < n; ++i)
-    if (std::memcmp(&a[i], &b[i], sizeof(T)) != 0) {
-      std::printf("%s differs at %zu: %g vs %g\n", kernel, i, (double)a[i], (double)b[i]);
-      return false;
-    }
-  return true;
-}
 
 template <typename T> std::vector<T> values(size_t n) {
   std::vector<T> v(n);
@@ -58,7 +30,7 @@ int main() {
   orig::transpose_read<<<grid, block>>>(rows, cols, in, o0);
   var::transpose_read<<<dim3((grid.x * 16 + TILE - 1) / TILE, (grid.y * 16 + TILE - 1) / TILE), dim3(TILE, BY)>>>(
       rows, cols, in, o1);
-  ok = same(name, o0, o1, size);
+  ok = same(name, download(o0, size), download(o1, size), 0);
 #else
   name = "add_transpose";
   const int n = 999;
@@ -69,12 +41,7 @@ int main() {
   orig::add_transpose<<<grid, block>>>(n, a, o0);
   var::add_transpose<<<dim3((grid.x * 16 + TILE - 1) / TILE, (grid.y * 16 + TILE - 1) / TILE), dim3(TILE, BY)>>>(n, a,
                                                                                                                  o1);
-  ok = same(name, o0, o1, size);
+  ok = same(name, download(o0, size), download(o1, size), 0);
 #endif
-  if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) {
-    std::printf("%s: %s\n", name, cudaGetErrorString(e));
-    return 1;
-  }
-  if (ok) std::printf("%s same\n", name);
-  return ok ? 0 : 1;
+  return verdict(name, ok);
 }

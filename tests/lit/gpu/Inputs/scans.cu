@@ -4,46 +4,7 @@
 // when the outputs agree (bitwise for integers and maxima; for the float
 // cumulative distribution within the bound of its reordered sums), else the
 // first difference.
-#include <cmath>
-#include <cstdio>
-#include <cstring>
-#include <vector>
-
-namespace orig {
-#include ORIGINAL
-}
-namespace var {
-#include VARIANT
-}
-
-namespace {
-
-template <typename T> T *upload(const std::vector<T> &h) {
-  T *d = nullptr;
-  cudaMalloc(&d, h.size() * sizeof(T));
-  cudaMemcpy(d, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice);
-  return d;
-}
-
-template <typename T> std::vector<T> download(const T *d, size_t n) {
-  std::vector<T> h(n);
-  cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost);
-  return h;
-}
-
-// Every element of a and b equal within `tol` (0: bitwise).
-template <typename T> bool same(const char *kernel, const std::vector<T> &a, const std::vector<T> &b, double tol) {
-  for (size_t i = 0; i < a.size(); ++i) {
-    bool ok = tol == 0 ? std::memcmp(&a[i], &b[i], sizeof(T)) == 0 : std::fabs((double)a[i] - (double)b[i]) <= tol;
-    if (!ok) {
-      std::printf("%s differs at %zu: %g vs %g\n", kernel, i, (double)a[i], (double)b[i]);
-      return false;
-    }
-  }
-  return true;
-}
-
-} // namespace
+#include "twin.h"
 
 int main() {
   const int rows = 300, cols = 1001;
@@ -84,10 +45,5 @@ int main() {
   // each output by at most 2 * cols * 2^-24 * cols / cols.
   ok = same(name, download(o0, size), download(o1, size), 2.0 * cols * std::ldexp(1.0, -24));
 #endif
-  if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) {
-    std::printf("%s: %s\n", name, cudaGetErrorString(e));
-    return 1;
-  }
-  if (ok) std::printf("%s same\n", name);
-  return ok ? 0 : 1;
+  return verdict(name, ok);
 }
