@@ -16,7 +16,7 @@
 //
 // Legal when: builtins appear only in the x global index; no barriers, warp
 // operations or shared memory; each shared loop is a counted loop whose
-// scalar writes are recognised accumulations or selections, without return/break/goto,
+// scalar writes are recognised accumulations, selections or a scan, without return/break/goto,
 // whose stores move with the loop variable and whose loads of a stored array
 // read the same element; statements outside shared loops that store are
 // expression statements. Floating-point accumulations reassociate. With
@@ -204,10 +204,11 @@ std::optional<Plan::Loop> shared_loop(const ForStmt *f, const ASTContext &ctx, s
     selected.insert(sel.carried.begin(), sel.carried.end());
   }
   auto accs = accumulations(f, ctx, selected);
-  if (!accs && std::string(memory_conflict(*cl, ctx)).empty())
+  if (!accs && memory_conflict(*cl, ctx).empty())
     if (auto scan = scan_of(*cl, ctx)) return scan;
   if (!accs) {
-    why = "the loop writes a scalar declared outside it other than by accumulation or by selecting its best element";
+    why = "the loop writes a scalar declared outside it other than by accumulation, selection of its best element "
+          "or a scan";
     return std::nullopt;
   }
   if (std::string m = memory_conflict(*cl, ctx); !m.empty()) {
@@ -350,9 +351,9 @@ Combiner select(const Selection &sel, const std::vector<std::string> &fields) {
               out += "decltype(" + fields[f] + ") " + x + " = " + o[f] + "; ";
               take += fields[f] + " = " + x + "; ";
             }
-            std::string better = sel.greater ? " > " : " < ", earlier = sel.strict ? " < " : " > ";
+            std::string better = sel.greater ? " > " : " < ", kept = sel.strict ? " < " : " > ";
             return out + "if (__kbcc_x0" + better + fields[0] + " || (__kbcc_x0 == " + fields[0] + " && __kbcc_x1" +
-                   earlier + fields[1] + ")) { " + take + "} }\n";
+                   kept + fields[1] + ")) { " + take + "} }\n";
           }};
 }
 
