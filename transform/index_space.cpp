@@ -24,7 +24,11 @@ Expected<IndexSpace> index_space(const KernelAst &k, bool allow_2d, bool allow_a
   auto batch_read = [](const Builtin &b) {
     return b.dim == 2 && (b.var == Builtin::BlockIdx || b.var == Builtin::GridDim);
   };
-  s.batch = allow_batch && !uses.other.empty() && std::all_of(uses.other.begin(), uses.other.end(), batch_read);
+  bool batch = !uses.other.empty() && std::all_of(uses.other.begin(), uses.other.end(), batch_read);
+  if (batch && !allow_batch)
+    return not_applicable("the kernel reads blockIdx.z or gridDim.z outside the global-index idiom (a batch, which "
+                          "this transform does not take)");
+  s.batch = batch;
   if (!uses.other.empty() && !s.batch)
     return not_applicable("the kernel reads threadIdx/blockIdx/blockDim/gridDim outside the global-index idiom");
   if (uses.global.empty()) return not_applicable("the kernel has no global index (blockIdx*blockDim+threadIdx)");
