@@ -456,9 +456,6 @@ std::optional<Accumulation> accumulation_in(const Stmt *s, const VarDecl *var, c
   return a;
 }
 
-namespace {
-
-// The local scalar (not an array) declared outside `loop` that `lhs` names, or nullptr.
 const VarDecl *outer_scalar(const Expr *lhs, const ForStmt *loop, const ASTContext &ctx) {
   const auto *ref = dyn_cast<DeclRefExpr>(lhs->IgnoreParenImpCasts());
   const auto *v = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
@@ -470,6 +467,8 @@ const VarDecl *outer_scalar(const Expr *lhs, const ForStmt *loop, const ASTConte
       !sm.isBeforeInTranslationUnit(l, inside.getBegin()) && !sm.isBeforeInTranslationUnit(inside.getEnd(), l);
   return declared_inside ? nullptr : v;
 }
+
+namespace {
 
 // The selection `i` writes, when it is one (the counts of references are the caller's).
 std::optional<Selection> selection_in(const IfStmt *i, const ForStmt *loop, const ASTContext &ctx) {

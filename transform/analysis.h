@@ -145,6 +145,9 @@ struct Selection {
   bool strict = true;  // a tie keeps the earlier iteration (else the later)
 };
 std::vector<Selection> selections(const clang::ForStmt *loop, const clang::ASTContext &ctx);
+// The local scalar (not an array) declared outside `loop` that `lhs` names,
+// or nullptr.
+const clang::VarDecl *outer_scalar(const clang::Expr *lhs, const clang::ForStmt *loop, const clang::ASTContext &ctx);
 // The accumulation statement `s` makes into `var`, when it is one.
 std::optional<Accumulation> accumulation_in(const clang::Stmt *s, const clang::VarDecl *var,
                                             const clang::ASTContext &ctx);

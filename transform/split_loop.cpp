@@ -167,13 +167,9 @@ const Expr *term_of(const Accumulation &a) {
 std::optional<Plan::Loop> scan_of(const CountedLoop &cl, const ASTContext &ctx) {
   const auto *body = dyn_cast<CompoundStmt>(cl.loop->getBody());
   if (!body || body->size() < 2 || !isa<DeclStmt>(cl.loop->getInit()) || continues(body)) return std::nullopt;
-  const auto *first = dyn_cast<Expr>(body->body_front());
-  const Expr *lhs = nullptr;
-  if (const auto *b = dyn_cast_or_null<BinaryOperator>(first); b && b->isAssignmentOp()) lhs = b->getLHS();
-  const auto *ref = lhs ? dyn_cast<DeclRefExpr>(lhs->IgnoreParenImpCasts()) : nullptr;
-  const auto *v = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
-  if (!v || !v->hasLocalStorage() || !v->getType()->isArithmeticType() || refers_to(cl.loop->getInit(), v))
-    return std::nullopt;
+  const auto *first = dyn_cast<BinaryOperator>(body->body_front());
+  const VarDecl *v = first && first->isAssignmentOp() ? outer_scalar(first->getLHS(), cl.loop, ctx) : nullptr;
+  if (!v || !v->getType()->isArithmeticType()) return std::nullopt;
   auto acc = accumulation_in(first, v, ctx);
   const Expr *term = acc ? term_of(*acc) : nullptr;
   if (!term || refers_to(term, v) || !index_uses(term).global.empty() || !index_uses(cl.bound).global.empty())
@@ -204,15 +200,16 @@ std::optional<Plan::Loop> shared_loop(const ForStmt *f, const ASTContext &ctx, s
     selected.insert(sel.carried.begin(), sel.carried.end());
   }
   auto accs = accumulations(f, ctx, selected);
-  if (!accs && memory_conflict(*cl, ctx).empty())
+  std::string conflict = memory_conflict(*cl, ctx);
+  if (!accs && conflict.empty())
     if (auto scan = scan_of(*cl, ctx)) return scan;
   if (!accs) {
     why = "the loop writes a scalar declared outside it other than by accumulation, selection of its best element "
           "or a scan";
     return std::nullopt;
   }
-  if (std::string m = memory_conflict(*cl, ctx); !m.empty()) {
-    why = m;
+  if (!conflict.empty()) {
+    why = conflict;
     return std::nullopt;
   }
   return Plan::Loop{*cl, *accs, sels};

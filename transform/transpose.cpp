@@ -129,8 +129,7 @@ Replacement item_index(const KernelAst &k, const GlobalIndex &g, const std::stri
                        const std::string &y_index) {
   Replacement r;
   if (!k.span(g.expr->getSourceRange(), r.begin, r.end)) return {};
-  r.text =
-      "((decltype(" + k.source().substr(r.begin, r.end - r.begin) + "))(" + (g.dim == 0 ? x_index : y_index) + "))";
+  r.text = as_index(k.source().substr(r.begin, r.end - r.begin), g.dim == 0 ? x_index : y_index);
   return r;
 }
 

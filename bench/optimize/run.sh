@@ -26,9 +26,13 @@ build=${KBCC_BUILD_DIR:-$root/build}
 kbcc=$build/bin/kbcc
 nvcc=${KBCC_NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 modes=${BENCH_MODES:-seed empty}
+# The app folders (summarize.py's GROUPS gives each one's table).
+groups=(apps extra gridstride atomics allpairs gathers scans unseen)
 if [[ $# -gt 0 ]]; then apps=("$@"); else
   apps=()
-  for f in "$here"/apps/*.cu "$here"/extra/*.cu "$here"/gridstride/*.cu "$here"/atomics/*.cu "$here"/allpairs/*.cu "$here"/gathers/*.cu "$here"/scans/*.cu "$here"/unseen/*.cu; do apps+=("$(basename "$f" .cu)"); done
+  for d in "${groups[@]}"; do
+    for f in "$here/$d"/*.cu; do apps+=("$(basename "$f" .cu)"); done
+  done
 fi
 
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
@@ -65,7 +69,7 @@ opt_args+=("${extra_args[@]}")
 # transforms and measured before any change made for them.
 source_of() {
   local d
-  for d in apps extra gridstride atomics allpairs gathers scans unseen; do
+  for d in "${groups[@]}"; do
     [[ -f $here/$d/$1.cu ]] && echo "$here/$d/$1.cu" && return
   done
   echo "$here/apps/$1.cu"

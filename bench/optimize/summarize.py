@@ -16,6 +16,18 @@ import sys
 
 THRESHOLD = 1.1
 
+# The folders of apps (as run.sh lists them) and the title of each one's table, in order.
+GROUPS = [
+    ("apps", "The suite"),
+    ("extra", "Kernels no transform was written against"),
+    ("gridstride", "Grid-stride loops with the launches real programs use"),
+    ("atomics", "Sums written as one atomic per element"),
+    ("allpairs", "Loops every thread runs over the same elements"),
+    ("gathers", "Reads across a 2-D kernel's threads"),
+    ("scans", "Running sums each iteration reads"),
+    ("unseen", "Kernels written after the transforms"),
+]
+
 
 def read_result(path):
     """The RESULT line of an app's output as a dict, or None."""
@@ -134,11 +146,9 @@ def main():
     work = os.path.join(out, "work")
     here = os.path.dirname(os.path.abspath(__file__))
     apps = sorted(os.listdir(os.path.join(work, "seed"))) if os.path.isdir(os.path.join(work, "seed")) else []
-    groups = {"suite": ([], []), "extra": ([], []), "gridstride": ([], []), "atomics": ([], []),
-              "allpairs": ([], []), "gathers": ([], []), "scans": ([], []), "unseen": ([], [])}
+    groups = {folder: ([], []) for folder, _ in GROUPS}
     for app in apps:
-        group = next((g for g in ("extra", "gridstride", "atomics", "allpairs", "gathers", "scans", "unseen") if os.path.exists(os.path.join(here, g, app + ".cu"))),
-                     "suite")
+        group = next((g for g, _ in GROUPS if os.path.exists(os.path.join(here, g, app + ".cu"))), "apps")
         row, speedup = app_row(work, app, peak_bw, peak_flops)
         groups[group][0].append(row)
         if speedup:
@@ -155,23 +165,9 @@ def main():
     print(f"- attempts: optimization steps, in trajectory order, up to the first validated one ≥ {THRESHOLD}× "
           "(seed KB: the shipped KB; empty KB: the same techniques with all evidence, insights, priors and "
           "orderings removed).")
-    if groups["suite"][0]:
-        print_table("The suite (bench/optimize/apps)", *groups["suite"])
-    if groups["extra"][0]:
-        print_table("Kernels no transform was written against (bench/optimize/extra)", *groups["extra"])
-    if groups["gridstride"][0]:
-        print_table("Grid-stride loops with the launches real programs use (bench/optimize/gridstride)",
-                    *groups["gridstride"])
-    if groups["atomics"][0]:
-        print_table("Sums written as one atomic per element (bench/optimize/atomics)", *groups["atomics"])
-    if groups["allpairs"][0]:
-        print_table("Loops every thread runs over the same elements (bench/optimize/allpairs)", *groups["allpairs"])
-    if groups["gathers"][0]:
-        print_table("Reads across a 2-D kernel's threads (bench/optimize/gathers)", *groups["gathers"])
-    if groups["scans"][0]:
-        print_table("Running sums each iteration reads (bench/optimize/scans)", *groups["scans"])
-    if groups["unseen"][0]:
-        print_table("Kernels written after the transforms (bench/optimize/unseen)", *groups["unseen"])
+    for folder, title in GROUPS:
+        if groups[folder][0]:
+            print_table(f"{title} (bench/optimize/{folder})", *groups[folder])
 
 
 if __name__ == "__main__":
