@@ -67,7 +67,9 @@ struct Transform {
 // form), and the kernel is a grid-stride loop
 // (or a nest of two) with independent items, indexes a flattened 2-D grid
 // or writes its block extent as a constant, its thread-per-item form
-// (transform/items_form.h), with `t`'s axes there.
+// (transform/items_form.h), with `t`'s axes there. A structural transform
+// that refuses both is offered the kernel's normal form (helpers inlined,
+// while loops as for loops: transform/normal_form.h) the same way.
 struct Offer {
   std::vector<Axis> axes;
   Input input;                                      // the kernel or its form

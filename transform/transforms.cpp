@@ -1,5 +1,6 @@
 // The table of transforms and the search helpers.
 #include "transform/items_form.h"
+#include "transform/normal_form.h"
 #include "transform/transform.h"
 
 #include <memory>
@@ -102,15 +103,14 @@ Expected<Offer> form_offer(const Transform &t, const Input &in) {
     if (form.error().code == "no-form") return form.error();
     return not_applicable("its thread-per-item form does not apply: " + form.error().message);
   }
-  Input there{(*form)->ast->source(), (*form)->ast.get(), in.launches, in.metrics};
+  Input there{(*form)->ast->source(), (*form)->ast.get(), in.launches, in.metrics, in.arguments};
   auto axes = t.space(there);
   if (!axes) return not_applicable("in its thread-per-item form: " + axes.error().message);
   return Offer{std::move(*axes), there, (*form)->form.launch, (*form)->ast};
 }
 
-} // namespace
-
-Expected<Offer> offer(const Transform &t, const Input &in) {
+// `t` on the kernel as written, or on its thread-per-item form.
+Expected<Offer> written_offer(const Transform &t, const Input &in) {
   if (t.prefers_form && in.ast)
     if (auto form = form_offer(t, in)) return form;
   auto own = t.space(in);
@@ -120,6 +120,47 @@ Expected<Offer> offer(const Transform &t, const Input &in) {
   if (form) return form;
   if (form.error().code == "no-form") return own.error();
   return not_applicable(own.error().message + "; " + form.error().message);
+}
+
+// The normal form of `k`, parsed once for the last two units and
+// definitions asked for. Errors: those of normal_form.
+Expected<std::shared_ptr<KernelAst>> parsed_normal_form(const KernelAst &k) {
+  static std::mutex lock;
+  static std::vector<std::pair<std::string, Expected<std::shared_ptr<KernelAst>>>> recent;
+  std::string key = k.parse_key() + '\0' + k.source();
+  {
+    std::lock_guard<std::mutex> guard(lock);
+    for (const auto &[kk, parsed] : recent)
+      if (kk == key) return parsed;
+  }
+  auto form = normal_form(k);
+  Expected<std::shared_ptr<KernelAst>> parsed =
+      form ? Expected<std::shared_ptr<KernelAst>>(std::make_shared<KernelAst>(std::move(*form)))
+           : Expected<std::shared_ptr<KernelAst>>(form.error());
+  std::lock_guard<std::mutex> guard(lock);
+  if (recent.size() >= 2) recent.erase(recent.begin());
+  recent.emplace_back(key, parsed);
+  return parsed;
+}
+
+} // namespace
+
+Expected<Offer> offer(const Transform &t, const Input &in) {
+  auto written = written_offer(t, in);
+  if (written || !t.needs_ast || !in.ast || written.error().code != "not-applicable") return written;
+  auto normal = parsed_normal_form(*in.ast);
+  if (!normal) {
+    if (normal.error().code == "no-form") return written;
+    return not_applicable(written.error().message + "; " + normal.error().message);
+  }
+  Input there{(*normal)->source(), normal->get(), in.launches, in.metrics, in.arguments};
+  auto o = written_offer(t, there);
+  if (!o && o.error().message == written.error().message) return written;
+  if (!o)
+    return not_applicable(written.error().message +
+                          "; with its helpers inlined and while loops as for loops: " + o.error().message);
+  if (!o->form_ast) o->form_ast = *normal;
+  return o;
 }
 
 Expected<Output> apply_offer(const Transform &t, const Offer &o, const Params &p) {

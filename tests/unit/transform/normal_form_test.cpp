@@ -1,0 +1,160 @@
+// Normal forms: helper calls inlined and while loops written as for loops,
+// the calls each refusal keeps, and the structural transforms offered the
+// form of a kernel they refuse as written.
+#include "transform/normal_form.h"
+#include "transform/transform.h"
+
+#include <gtest/gtest.h>
+
+using namespace kbcc::transform;
+
+namespace {
+
+KernelAst parsed(const std::string &text) {
+  kbcc::tooling::ParseRequest r;
+  r.source = "/virtual/nf.cu";
+  r.arch = "sm_90";
+  auto a = parse_kernel(r, text, "");
+  EXPECT_TRUE(a) << (a ? "" : a.error().message);
+  return std::move(*a);
+}
+
+// normal_form's definition, or its error's code and message.
+std::string form_of(const std::string &text) {
+  KernelAst k = parsed(text);
+  auto f = normal_form(k);
+  if (!f) return f.error().code + ": " + f.error().message;
+  return f->source();
+}
+
+// `helpers` then a one-thread-per-row kernel whose guarded statement is `use`.
+std::string unit(const std::string &helpers, const std::string &use) {
+  return helpers +
+         "\n__global__ void k(int rows, int n, const float *A, const float *x, float *y) {\n"
+         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+         "  if (i < rows) " +
+         use + "\n}";
+}
+
+const char *kDot = R"(__device__ float dot(const float *a, const float *b, int n) {
+  float s = 0.0f;
+  for (int j = 0; j < n; ++j) s += a[j] * b[j];
+  return s;
+})";
+
+TEST(NormalForm, AHelperIsInlinedWithItsArguments) {
+  std::string f = form_of(unit(kDot, "y[i] = dot(A + (size_t)i * n, x, n);"));
+  // An expression argument becomes a local; variables of the parameter's
+  // type stand for parameters the helper does not assign.
+  EXPECT_NE(f.find("{ const float *a_1 = A + (size_t)i * n; "), std::string::npos) << f;
+  EXPECT_NE(f.find("s += a_1[j] * x[j];"), std::string::npos) << f;
+  EXPECT_NE(f.find("y[i] = (s); }"), std::string::npos) << f;
+  EXPECT_EQ(f.find("dot("), std::string::npos) << f;
+}
+
+TEST(NormalForm, AssignedOrConvertedParametersAreCopies) {
+  const char *helper = R"(__device__ float tail(const float *a, int n, double scale) {
+  float s = 0.0f;
+  while (n > 0) { s += a[--n]; }
+  return s * scale;
+})";
+  std::string f = form_of(unit(helper, "y[i] = tail(A + i * n, n, 2.0);"));
+  EXPECT_NE(f.find("int n_1 = n; double scale_1 = 2.0; "), std::string::npos) << f;
+  EXPECT_NE(f.find("s += a_1[--n_1]"), std::string::npos) << f;
+  // The value keeps the function's return type.
+  EXPECT_NE(f.find("y[i] = static_cast<float>(s * scale_1);"), std::string::npos) << f;
+}
+
+TEST(NormalForm, HelperLocalsTheKernelNamesGoInABlockOfTheirOwn) {
+  std::string text = unit(kDot, "{ float s = dot(A + i * n, x, n); y[i] = s * s; }");
+  std::string f = form_of(text);
+  EXPECT_NE(f.find("float dot_1; { const float *a_1 = A + i * n; "), std::string::npos) << f;
+  EXPECT_NE(f.find("dot_1 = (s);"), std::string::npos) << f;
+  EXPECT_NE(f.find("float s = dot_1;"), std::string::npos) << f;
+}
+
+TEST(NormalForm, HelpersOfHelpersAndVoidHelpersAreInlined) {
+  const char *helpers = R"(__device__ float sq(float v) { return v * v; }
+__device__ void store_norm(float *out, const float *a, int n) {
+  float acc = 0.0f;
+  for (int j = 0; j < n; ++j) acc += sq(a[j]);
+  *out = sqrtf(acc);
+})";
+  std::string f = form_of(unit(helpers, "store_norm(y + i, A + i * n, n);"));
+  EXPECT_EQ(f.find("sq("), std::string::npos) << f;
+  EXPECT_EQ(f.find("store_norm("), std::string::npos) << f;
+  EXPECT_NE(f.find("*out_1 = sqrtf(acc);"), std::string::npos) << f;
+  EXPECT_NE(f.find("float v_1 = a_1[j];"), std::string::npos) << f;
+}
+
+TEST(NormalForm, CallsThatCannotMoveStay) {
+  auto none = [](const std::string &helper, const std::string &use) {
+    std::string f = form_of(unit(helper, use));
+    EXPECT_EQ(f.rfind("no-form:", 0), 0u) << use << "\n" << f;
+  };
+  // Evaluated only sometimes, or again at each iteration.
+  none(kDot, "y[i] = x[i] > 0 ? dot(A, x, n) : 0.0f;");
+  none(kDot, "y[i] = x[i] > 0 && dot(A, x, n) > 0;");
+  none(kDot, "for (int r = 0; r < dot(A, x, n); ++r) y[i] += 1;");
+  // Something else in the statement has an effect.
+  none(kDot, "y[i++] = dot(A, x, n);");
+  // Helpers that cannot be spliced in.
+  none("__device__ float f(float v) { if (v < 0) return 0; return v; }", "y[i] = f(x[i]);");
+  none("__device__ float f(float v) { return v < 1 ? v : f(v / 2); }", "y[i] = f(x[i]);");
+  none("__device__ float f(float v) { static float last; last = v; return last; }", "y[i] = f(x[i]);");
+  none("__device__ float f(float v, float w = 1) { return v * w; }", "y[i] = f(x[i]);");
+  none("template <class T> __device__ T f(T v) { return v; }", "y[i] = f(x[i]);");
+  // A name the helper uses from outside that the kernel declares again.
+  none("__device__ float scale;\n__device__ float f(float v) { return v * scale; }",
+       "{ float scale = 2; y[i] = f(x[i]) * scale; }");
+}
+
+TEST(NormalForm, WhileLoopsBecomeCountedForLoops) {
+  std::string f = form_of(R"(__global__ void k(const double *m, double *out, int rows, int cols) {
+  int r = threadIdx.x + blockIdx.x * blockDim.x;
+  if (r >= rows) return;
+  double s = 0;
+  int c = 0;
+  while (c < cols) {
+    s += m[r * cols + c];
+    c++;
+  }
+  out[r] = s;
+})");
+  EXPECT_NE(f.find("for (int c = 0; c < cols; c++) {"), std::string::npos) << f;
+  EXPECT_EQ(f.find("while"), std::string::npos) << f;
+  // A continue would skip the increment; a read after the loop needs the variable.
+  auto kept = [](const std::string &body) {
+    std::string text = "__global__ void k(const float *a, float *out, int n) {\n  float s = 0;\n  int c = 0;\n" + body +
+                       "\n  out[0] = s;\n}";
+    std::string f = form_of(text);
+    EXPECT_EQ(f.rfind("no-form:", 0), 0u) << body << "\n" << f;
+  };
+  kept("  while (c < n) { if (a[c] < 0) continue; s += a[c]; c++; }");
+  kept("  while (c < n) { s += a[c]; c++; }\n  s += c;");
+  kept("  while (c < n) { s += a[c]; c += 2; c++; }");
+}
+
+TEST(NormalForm, StructuralTransformsRunOnTheFormOfAKernelTheyRefuse) {
+  KernelAst k = parsed(unit(kDot, "y[i] = dot(A + (size_t)i * n, x, n);"));
+  Input in{k.source(), &k, {}, {}, {}};
+  const Transform *split = find_transform("split_loop_across_warp");
+  ASSERT_NE(split, nullptr);
+  auto o = offer(*split, in);
+  ASSERT_TRUE(o) << o.error().message;
+  auto out = apply_offer(*split, *o, {{"lanes", "32"}, {"block", "256"}});
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_NE(out->source.find("__shfl_xor_sync"), std::string::npos) << out->source;
+  EXPECT_EQ(out->source.find("dot("), std::string::npos) << out->source;
+  // A kernel the transform accepts as written is rewritten as before.
+  KernelAst plain = parsed(R"(__global__ void k(int rows, int n, const float *A, const float *x, float *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < rows) { float s = 0; for (int j = 0; j < n; ++j) s += A[i * n + j] * x[j]; y[i] = s; }
+})");
+  Input pin{plain.source(), &plain, {}, {}, {}};
+  auto po = offer(*split, pin);
+  ASSERT_TRUE(po);
+  EXPECT_EQ(po->form_ast, nullptr);
+}
+
+} // namespace

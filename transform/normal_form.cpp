@@ -1,0 +1,494 @@
+#include "transform/normal_form.h"
+
+#include "transform/analysis.h"
+#include "transform/edits.h"
+#include "transform/transform.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+
+#include <cctype>
+#include <set>
+
+namespace kbcc::transform {
+using namespace clang;
+
+namespace {
+
+constexpr int kRounds = 4; // helpers calling helpers: inlined this deep
+
+// Every identifier-like token of `text`.
+void identifiers(const std::string &text, std::set<std::string> &out) {
+  for (size_t i = 0; i < text.size();) {
+    if (std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_') {
+      size_t j = i;
+      while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_'))
+        ++j;
+      out.insert(text.substr(i, j - i));
+      i = j;
+    } else {
+      ++i;
+    }
+  }
+}
+
+// `base_N` for the smallest N whose name is not in `taken`, which then holds it.
+std::string fresh(const std::string &base, std::set<std::string> &taken) {
+  for (int n = 1;; ++n)
+    if (std::string name = base + "_" + std::to_string(n); taken.insert(name).second) return name;
+}
+
+// The names of `fd`'s locals declared at the top of its body, and of all of
+// them (nested blocks included).
+void local_names(const FunctionDecl *fd, std::set<std::string> &top, std::set<std::string> &all) {
+  const auto *body = cast<CompoundStmt>(fd->getBody());
+  for (const Stmt *s : body->body())
+    if (const auto *d = dyn_cast<DeclStmt>(s))
+      for (const Decl *x : d->decls())
+        if (const auto *v = dyn_cast<VarDecl>(x)) top.insert(v->getName().str());
+  walk(body, [&](const Stmt *s) {
+    if (const auto *d = dyn_cast<DeclStmt>(s))
+      for (const Decl *x : d->decls())
+        if (const auto *v = dyn_cast<VarDecl>(x)) all.insert(v->getName().str());
+  });
+}
+
+// The text of one helper's body between its braces, and the edits that
+// rename its parameters, by file offsets.
+class HelperText {
+public:
+  // Errors: the body is not written in one file.
+  static Expected<HelperText> of(const FunctionDecl *fd) {
+    const SourceManager &sm = fd->getASTContext().getSourceManager();
+    const auto *body = cast<CompoundStmt>(fd->getBody());
+    SourceLocation l = body->getLBracLoc(), r = body->getRBracLoc();
+    if (!l.isFileID() || !r.isFileID() || sm.getFileID(l) != sm.getFileID(r))
+      return not_applicable("the body of '" + fd->getName().str() + "' is written in a macro");
+    HelperText h;
+    h.sm_ = &sm;
+    h.lang_ = &fd->getASTContext().getLangOpts();
+    h.file_ = sm.getFileID(l);
+    h.begin_ = sm.getFileOffset(l) + 1;
+    h.text_ = sm.getBufferData(h.file_).substr(h.begin_, sm.getFileOffset(r) - h.begin_).str();
+    return h;
+  }
+  const std::string &text() const { return text_; }
+  // Offset of `loc` in text(), npos when it is not written there.
+  size_t offset(SourceLocation loc) const {
+    if (!loc.isFileID() || sm_->getFileID(loc) != file_) return std::string::npos;
+    unsigned off = sm_->getFileOffset(loc);
+    return off < begin_ || off > begin_ + text_.size() ? std::string::npos : off - begin_;
+  }
+  // Offsets in text() of the first character and one past the last token of `range`.
+  bool span(SourceRange range, size_t &b, size_t &e) const {
+    b = offset(range.getBegin());
+    e = offset(Lexer::getLocForEndOfToken(range.getEnd(), 0, *sm_, *lang_));
+    return b != std::string::npos && e != std::string::npos && e >= b;
+  }
+  void rename(size_t at, size_t length, const std::string &name) { renames_.push_back({at, length, name}); }
+  // text()[b, e) with the renames inside it applied.
+  std::string slice(size_t b, size_t e) const {
+    Edits edits;
+    for (const Rename &r : renames_)
+      if (r.at >= b && r.at + r.length <= e) edits.replace(r.at - b, r.at - b + r.length, r.name);
+    auto out = edits.apply(text_.substr(b, e - b));
+    return out ? *out : std::string();
+  }
+
+private:
+  struct Rename {
+    size_t at, length;
+    std::string name;
+  };
+  const SourceManager *sm_ = nullptr;
+  const LangOptions *lang_ = nullptr;
+  FileID file_;
+  unsigned begin_ = 0;
+  std::string text_;
+  std::vector<Rename> renames_;
+};
+
+// What the kernel's round of inlining knows: the kernel, its names, and the
+// names taken by what was placed so far.
+struct Round {
+  const KernelAst &k;
+  std::set<std::string> taken;        // identifiers of the kernel and of the helpers, and new names
+  std::set<std::string> kernel_names; // identifiers of the kernel as written
+  std::set<std::string> spliced;      // helper locals already placed in the kernel's blocks
+  std::set<const Stmt *> statements;  // statements that received an inlined call
+  Edits edits;
+};
+
+// Why `fd` cannot be inlined, or "".
+std::string helper_refusal(const FunctionDecl *fd, const CallExpr *call, const KernelAst &k) {
+  const SourceManager &sm = k.sources();
+  const std::string name = "'" + fd->getName().str() + "'";
+  if (!fd->hasAttr<CUDADeviceAttr>() || fd->hasAttr<CUDAGlobalAttr>()) return name + " is not a __device__ function";
+  if (sm.isInSystemHeader(fd->getLocation()) || fd->getLocation().isMacroID())
+    return name + " is not written in the program";
+  if (isa<CXXMethodDecl>(fd) || fd->getTemplatedKind() != FunctionDecl::TK_NonTemplate || fd->isVariadic())
+    return name + " is a member, a template or variadic";
+  if (call->getNumArgs() != fd->getNumParams()) return name + " is called with default arguments";
+  QualType ret = fd->getReturnType();
+  if (ret->isReferenceType() || ret->getContainedAutoType()) return name + " returns a reference or auto";
+  for (const ParmVarDecl *p : fd->parameters())
+    if (p->hasDefaultArg() || p->getOriginalType()->isArrayType() || p->getOriginalType()->isFunctionType())
+      return name + " has an array parameter or a default argument";
+  const auto *body = dyn_cast_or_null<CompoundStmt>(fd->getBody());
+  if (!body) return name + " has no body";
+  const Stmt *last = body->body_empty() ? nullptr : body->body_back();
+  std::string why;
+  int returns = 0;
+  walk(body, [&](const Stmt *s) {
+    if (isa<LabelStmt>(s) || isa<GotoStmt>(s) || isa<IndirectGotoStmt>(s) || isa<LambdaExpr>(s) || isa<CXXThisExpr>(s))
+      why = name + " has a goto, a label, a lambda or `this`";
+    if (isa<ReturnStmt>(s)) {
+      ++returns;
+      if (s != last) why = name + " returns before its last statement";
+    }
+    if (const auto *c = dyn_cast<CallExpr>(s); c && c->getDirectCallee() == fd) why = name + " is recursive";
+    if (const auto *d = dyn_cast<DeclStmt>(s))
+      for (const Decl *x : d->decls())
+        if (const auto *v = dyn_cast<VarDecl>(x); v && (v->isStaticLocal() || v->hasAttr<CUDASharedAttr>()))
+          why = name + " declares a static or __shared__ local";
+    if (const auto *ref = dyn_cast<DeclRefExpr>(s)) {
+      const ValueDecl *d = ref->getDecl();
+      if (const auto *p = dyn_cast<ParmVarDecl>(d); p && p->getDeclContext() == fd) {
+        if (ref->getLocation().isMacroID()) why = name + " names a parameter in a macro";
+        return;
+      }
+      if (d->getDeclContext() == fd || d->getParentFunctionOrMethod() == fd) return; // its own local
+      if (!sm.isBeforeInTranslationUnit(d->getCanonicalDecl()->getLocation(), k.kernel()->getBeginLoc()))
+        why = name + " uses '" + d->getName().str() + "', declared after the kernel";
+      for (const ParmVarDecl *kp : k.kernel()->parameters())
+        if (kp->getName() == d->getName()) why = name + " uses '" + d->getName().str() + "', a name the kernel hides";
+      walk(k.kernel()->getBody(), [&](const Stmt *ks) {
+        if (const auto *kd = dyn_cast<DeclStmt>(ks))
+          for (const Decl *x : kd->decls())
+            if (const auto *v = dyn_cast<VarDecl>(x); v && v->getName() == d->getName())
+              why = name + " uses '" + d->getName().str() + "', a name the kernel hides";
+      });
+    }
+  });
+  if (!why.empty()) return why;
+  bool is_void = ret->isVoidType();
+  const auto *final_return = dyn_cast_or_null<ReturnStmt>(last);
+  if (!is_void && (!final_return || !final_return->getRetValue() || returns != 1))
+    return name + " does not end with its one return";
+  if (is_void && returns > (final_return ? 1 : 0)) return name + " returns before its last statement";
+  return "";
+}
+
+// Whether `e` (an argument) names a local or parameter of the kernel that
+// may stand for parameter `p` of `fd` in its body.
+const VarDecl *substitute(const Expr *e, const ParmVarDecl *p, const FunctionDecl *fd, const KernelAst &k,
+                          const std::set<std::string> &helper_locals) {
+  const auto *ref = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
+  const auto *v = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  if (!v || v->getParentFunctionOrMethod() != k.kernel() || helper_locals.count(v->getName().str())) return nullptr;
+  if (ref->getLocation().isMacroID()) return nullptr;
+  const ASTContext &ctx = k.context();
+  QualType pt = p->getType().getNonReferenceType(), vt = v->getType().getNonReferenceType();
+  bool same = ctx.hasSameUnqualifiedType(pt, vt);
+  if (!same && pt->isPointerType() && vt->isPointerType())
+    same = ctx.hasSameUnqualifiedType(pt->getPointeeType(), vt->getPointeeType());
+  if (!same) return nullptr;
+  if (p->getType()->isReferenceType()) return v;
+  return assigns(fd->getBody(), p) ? nullptr : v;
+}
+
+// The statement of the kernel that holds `call` (a statement of a block or
+// a branch), whether it sits in a block, and "" or why the call cannot be
+// moved before it.
+struct Site {
+  const Stmt *statement = nullptr;
+  bool in_block = false;
+  std::string why;
+};
+
+Site site_of(const CallExpr *call, ASTContext &ctx) {
+  Site site;
+  DynTypedNode node = DynTypedNode::create(*call);
+  for (;;) {
+    auto parents = ctx.getParents(node);
+    if (parents.size() != 1) return {nullptr, false, "the call's statement is not found"};
+    const DynTypedNode &up = parents[0];
+    const Stmt *child = node.get<Stmt>();
+    if (const auto *d = up.get<Decl>()) {
+      if (!isa<VarDecl>(d)) return {nullptr, false, "the call is not in a statement"};
+      node = up;
+      continue;
+    }
+    const Stmt *s = up.get<Stmt>();
+    if (!s) return {nullptr, false, "the call is not in a statement"};
+    if (isa<CompoundStmt>(s)) return {child, true, ""};
+    if (const auto *i = dyn_cast<IfStmt>(s)) {
+      if (i->getInit() || i->getConditionVariable()) return {nullptr, false, "the call is in an if with a declaration"};
+      if (child == i->getThen() || child == i->getElse()) return {child, false, ""};
+    } else if (const auto *w = dyn_cast<SwitchStmt>(s)) {
+      if (w->getInit() || w->getConditionVariable())
+        return {nullptr, false, "the call is in a switch with a declaration"};
+      if (child == w->getBody()) return {child, false, ""};
+    } else if (isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s) || isa<CXXForRangeStmt>(s)) {
+      const Stmt *body = isa<ForStmt>(s)     ? cast<ForStmt>(s)->getBody()
+                         : isa<WhileStmt>(s) ? cast<WhileStmt>(s)->getBody()
+                         : isa<DoStmt>(s)    ? cast<DoStmt>(s)->getBody()
+                                             : cast<CXXForRangeStmt>(s)->getBody();
+      if (child == body) return {child, false, ""};
+      return {nullptr, false, "the call is in a loop's header"};
+    } else if (isa<SwitchCase>(s) || isa<LabelStmt>(s) || isa<AttributedStmt>(s)) {
+      return {nullptr, false, "the call's statement is labelled"};
+    } else if (const auto *c = dyn_cast<ConditionalOperator>(s)) {
+      if (child != c->getCond()) return {nullptr, false, "the call is under ?:"};
+    } else if (const auto *b = dyn_cast<BinaryOperator>(s)) {
+      if ((b->isLogicalOp() || b->isCommaOp()) && child != b->getLHS())
+        return {nullptr, false, "the call is under && , || or a comma"};
+    } else if (isa<LambdaExpr>(s) || isa<StmtExpr>(s)) {
+      return {nullptr, false, "the call is in a lambda"};
+    }
+    node = up;
+  }
+}
+
+// Whether `s`, but the subtree of `call` and `s`'s own assignment, has a
+// side effect outside function calls: ++, -- or an assignment. (A call of
+// `s` other than `call` is sequenced indeterminately with it, so `call` may
+// run first.)
+bool other_effects(const Stmt *s, const CallExpr *call) {
+  if (const auto *i = dyn_cast<IfStmt>(s)) return other_effects(i->getCond(), call);
+  if (const auto *w = dyn_cast<SwitchStmt>(s)) return other_effects(w->getCond(), call);
+  bool found = false;
+  std::function<void(const Stmt *)> visit = [&](const Stmt *x) {
+    if (!x || x == call) return;
+    if (const auto *b = dyn_cast<BinaryOperator>(x); b && b->isAssignmentOp() && x != s) found = true;
+    if (const auto *u = dyn_cast<UnaryOperator>(x); u && u->isIncrementDecrementOp()) found = true;
+    for (const Stmt *c : x->children())
+      visit(c);
+  };
+  visit(s);
+  return found;
+}
+
+// The kernel's text of `e`, whole macro invocations included; "" when an end
+// lies inside one.
+std::string spelled(const KernelAst &k, const Expr *e) {
+  size_t b = 0, end = 0;
+  return k.file_span(e->getSourceRange(), b, end) ? k.source().substr(b, end - b) : std::string();
+}
+
+// Inlines `call` of `fd` into the round's edits. Error: why it cannot.
+Status inline_call(Round &r, const CallExpr *call, const FunctionDecl *fd) {
+  const KernelAst &k = r.k;
+  if (std::string why = helper_refusal(fd, call, k); !why.empty()) return not_applicable(why);
+  Site site = site_of(call, k.context());
+  if (!site.statement) return not_applicable(site.why);
+  if (r.statements.count(site.statement)) return not_applicable("another call of the statement is inlined first");
+  const Stmt *s = site.statement;
+  bool whole = s == call; // `f(...);`
+  bool is_void = fd->getReturnType()->isVoidType();
+  if (is_void && !whole) return not_applicable("the value of a void call is used");
+  if (isa<DeclStmt>(s) && !cast<DeclStmt>(s)->isSingleDecl())
+    return not_applicable("the call's declaration declares several variables");
+  if (other_effects(s, call)) return not_applicable("the call's statement does more than assign");
+  size_t sb = statement_begin(k, s), se = statement_end(k, s), cb = 0, ce = 0;
+  if (sb == std::string::npos || se == std::string::npos || !k.file_span(call->getSourceRange(), cb, ce))
+    return not_applicable("the call is written in a macro");
+
+  auto helper = HelperText::of(fd);
+  if (!helper) return helper.error();
+  std::set<std::string> top, locals;
+  local_names(fd, top, locals);
+  std::string decls;
+  for (unsigned i = 0; i < fd->getNumParams(); ++i) {
+    const ParmVarDecl *p = fd->getParamDecl(i);
+    const Expr *arg = call->getArg(i);
+    std::string name;
+    if (const VarDecl *v = substitute(arg, p, fd, k, locals)) {
+      name = v->getName().str();
+    } else if (p->getName().empty()) {
+      if (arg->HasSideEffects(k.context())) return not_applicable("an unnamed parameter's argument has side effects");
+      continue;
+    } else {
+      std::string text = spelled(k, arg);
+      if (text.empty()) return not_applicable("an argument is written in part of a macro");
+      name = fresh(p->getName().str(), r.taken);
+      const SourceManager &sm = k.sources();
+      CharSourceRange range = CharSourceRange::getTokenRange(p->getSourceRange());
+      std::string decl = Lexer::getSourceText(range, sm, k.context().getLangOpts()).str();
+      unsigned at = sm.getFileOffset(p->getLocation()) - sm.getFileOffset(p->getBeginLoc());
+      if (decl.empty() || !p->getLocation().isFileID() || at + p->getName().size() > decl.size())
+        return not_applicable("a parameter's declaration is written in a macro");
+      decl.replace(at, p->getName().size(), name);
+      decls += decl + " = " + text + "; ";
+    }
+    walk(fd->getBody(), [&](const Stmt *x) {
+      if (const auto *ref = dyn_cast<DeclRefExpr>(x); ref && ref->getDecl() == p)
+        helper->rename(helper->offset(ref->getLocation()), p->getName().size(), name);
+    });
+  }
+  const auto *body = cast<CompoundStmt>(fd->getBody());
+  const auto *ret = dyn_cast_or_null<ReturnStmt>(body->body_empty() ? nullptr : body->body_back());
+  size_t rb = helper->text().size(), re = rb, vb = 0, ve = 0;
+  if (ret) {
+    size_t e = 0;
+    if (!helper->span(ret->getSourceRange(), rb, e)) return not_applicable("the return is written in a macro");
+    re = past_semicolon(helper->text(), e);
+    if (ret->getRetValue() && !helper->span(ret->getRetValue()->getSourceRange(), vb, ve))
+      return not_applicable("the returned value is written in a macro");
+  }
+  std::string stmts = helper->slice(0, rb) + helper->slice(re, helper->text().size());
+  std::string value = ret && ret->getRetValue() ? "(" + helper->slice(vb, ve) + ")" : "";
+  if (!value.empty()) {
+    QualType written = ret->getRetValue()->IgnoreImpCasts()->getType();
+    if (!k.context().hasSameUnqualifiedType(written, fd->getReturnType()))
+      value = "static_cast<" + fd->getReturnType().getAsString(k.context().getPrintingPolicy()) + ">" + value;
+  }
+  bool own_block = false;
+  for (const std::string &n : top)
+    if (r.kernel_names.count(n) || r.spliced.count(n)) own_block = true;
+  // A discarded value is still computed when computing it has effects.
+  std::string tail =
+      whole && ret && ret->getRetValue() && ret->getRetValue()->HasSideEffects(k.context()) ? value + "; " : "";
+  std::string before;
+  if (!own_block) {
+    r.spliced.insert(top.begin(), top.end());
+    before = decls + stmts + tail;
+  } else if (whole) {
+    before = "{ " + decls + stmts + tail + "}";
+  } else {
+    std::string result = fresh(fd->getName().str(), r.taken);
+    before = fd->getReturnType().getAsString(k.context().getPrintingPolicy()) + " " + result + "; { " + decls +
+             helper->slice(0, rb) + result + " = " + value + "; " + helper->slice(re, helper->text().size()) + "}";
+    value = result;
+  }
+  r.statements.insert(s);
+  bool wrap = !site.in_block;
+  r.edits.insert(sb, (wrap ? "{ " : "") + before + "\n");
+  if (whole)
+    r.edits.replace(sb, se, "");
+  else
+    r.edits.replace(cb, ce, value);
+  if (wrap) r.edits.insert(se, " }");
+  return Status();
+}
+
+// Calls of `s` in evaluation order (arguments before the call).
+void calls_of(const Stmt *s, std::vector<const CallExpr *> &out) {
+  if (!s) return;
+  for (const Stmt *c : s->children())
+    calls_of(c, out);
+  if (const auto *c = dyn_cast<CallExpr>(s)) out.push_back(c);
+}
+
+// One round: every call of the kernel that can be inlined, one per
+// statement. nullopt when none can.
+Expected<std::optional<std::string>> inline_round(const KernelAst &k) {
+  Round r{k, {}, {}, {}, {}, {}};
+  identifiers(k.source(), r.kernel_names);
+  r.taken = r.kernel_names;
+  std::vector<const CallExpr *> calls;
+  calls_of(k.kernel()->getBody(), calls);
+  std::vector<std::pair<const CallExpr *, const FunctionDecl *>> helpers;
+  for (const CallExpr *c : calls) {
+    const FunctionDecl *callee = c->getDirectCallee();
+    const FunctionDecl *def = nullptr;
+    if (!callee || !callee->hasBody(def) || !def || k.sources().isInSystemHeader(def->getLocation())) continue;
+    helpers.emplace_back(c, def);
+    if (auto text = HelperText::of(def)) identifiers(text->text(), r.taken);
+  }
+  bool any = false;
+  for (const auto &[c, def] : helpers)
+    if (inline_call(r, c, def)) any = true;
+  if (!any) return std::optional<std::string>();
+  auto text = r.edits.apply(k.source());
+  if (!text) return text.error();
+  return std::optional<std::string>(*text);
+}
+
+// The for loop that while loop `w`, after statement `before` of `block`,
+// is, as edits; false when it is not one.
+bool while_as_for(const KernelAst &k, const CompoundStmt *block, size_t at, Edits &e) {
+  const auto *w = dyn_cast<WhileStmt>(block->body_begin()[at]);
+  const auto *decl = at > 0 ? dyn_cast<DeclStmt>(block->body_begin()[at - 1]) : nullptr;
+  const auto *v = decl && decl->isSingleDecl() ? dyn_cast<VarDecl>(decl->getSingleDecl()) : nullptr;
+  const auto *body = w ? dyn_cast<CompoundStmt>(w->getBody()) : nullptr;
+  if (!v || !v->getInit() || !v->getType()->isIntegerType() || !body || body->body_empty() ||
+      w->getConditionVariable() || !refers_to(w->getCond(), v))
+    return false;
+  const Stmt *step = body->body_back();
+  bool is_step = false;
+  if (const auto *u = dyn_cast<UnaryOperator>(step)) is_step = u->isIncrementOp() && names(u->getSubExpr(), v);
+  if (const auto *b = dyn_cast<BinaryOperator>(step))
+    is_step = names(b->getLHS(), v) && !refers_to(b->getRHS(), v) &&
+              (b->getOpcode() == BO_AddAssign ||
+               (b->getOpcode() == BO_Assign && isa<BinaryOperator>(b->getRHS()->IgnoreParens()) &&
+                cast<BinaryOperator>(b->getRHS()->IgnoreParens())->getOpcode() == BO_Add &&
+                names(cast<BinaryOperator>(b->getRHS()->IgnoreParens())->getLHS(), v) &&
+                !refers_to(cast<BinaryOperator>(b->getRHS()->IgnoreParens())->getRHS(), v)));
+  if (!is_step || continues(body)) return false;
+  for (const Stmt *s : body->body())
+    if (s != step && assigns(s, v)) return false;
+  for (size_t i = at + 1; i < block->size(); ++i)
+    if (refers_to(block->body_begin()[i], v)) return false;
+  size_t db = statement_begin(k, decl), de = statement_end(k, decl), wb = statement_begin(k, w);
+  size_t bb = k.offset(body->getLBracLoc()), sb = statement_begin(k, step), se = statement_end(k, step);
+  size_t cb = 0, ce = 0, xb = 0, xe = 0;
+  if (db == std::string::npos || de == std::string::npos || wb == std::string::npos || bb == std::string::npos ||
+      sb == std::string::npos || se == std::string::npos || !k.file_span(w->getCond()->getSourceRange(), cb, ce) ||
+      !k.span(step->getSourceRange(), xb, xe) || k.source().compare(wb, 5, "while") != 0)
+    return false;
+  const std::string &src = k.source();
+  e.replace(db, de, "");
+  e.replace(wb, bb,
+            "for (" + src.substr(db, de - db) + " " + src.substr(cb, ce - cb) + "; " + src.substr(xb, xe - xb) + ") ");
+  e.replace(sb, se, "");
+  return true;
+}
+
+// The kernel's while loops written as for loops; nullopt when none is one.
+Expected<std::optional<std::string>> while_round(const KernelAst &k) {
+  Edits e;
+  bool any = false;
+  walk(k.kernel()->getBody(), [&](const Stmt *s) {
+    if (const auto *block = dyn_cast<CompoundStmt>(s))
+      for (size_t i = 0; i < block->size(); ++i)
+        if (isa<WhileStmt>(block->body_begin()[i]) && while_as_for(k, block, i, e)) any = true;
+  });
+  if (!any) return std::optional<std::string>();
+  auto text = e.apply(k.source());
+  if (!text) return text.error();
+  return std::optional<std::string>(*text);
+}
+
+} // namespace
+
+Expected<KernelAst> normal_form(const KernelAst &k) {
+  std::optional<KernelAst> current;
+  const KernelAst *at = &k;
+  auto step = [&](const std::optional<std::string> &text) -> Status {
+    auto parsed = at->reparsed(*text);
+    if (!parsed) return not_applicable("its normal form does not parse: " + parsed.error().message);
+    current.emplace(std::move(*parsed));
+    at = &*current;
+    return Status();
+  };
+  for (int round = 0; round < kRounds; ++round) {
+    auto text = inline_round(*at);
+    if (!text) return not_applicable(text.error().message);
+    if (!*text) break;
+    if (Status ok = step(*text); !ok) return ok.error();
+  }
+  auto loops = while_round(*at);
+  if (!loops) return not_applicable(loops.error().message);
+  if (*loops)
+    if (Status ok = step(*loops); !ok) return ok.error();
+  if (!current) return make_error("nothing to inline and no while loop to write as a for loop", "no-form");
+  return std::move(*current);
+}
+
+} // namespace kbcc::transform
