@@ -10,7 +10,8 @@
 // row = (blockIdx.y * blockDim.y + threadIdx.y) * factor + k, in blocks of
 // the `block` shape; the grid shrinks in y.
 //
-// smem_privatized_atomics: on top of that coarsening, atomic updates of one
+// smem_privatized_atomics: on top of that coarsening (rows per thread in a
+// 2-D kernel, the copy shared by the block's threads in x-then-y order), atomic updates of one
 // parameter array (whose result is unused and which the kernel touches
 // nowhere else) go to a per-block copy of its first `bins` elements in shared
 // memory, flushed with one global atomic per non-zero bin at the end;
@@ -159,7 +160,7 @@ void statement_calls(const Stmt *s, std::set<const CallExpr *> &out) {
 }
 
 Expected<Privatizable> privatizable(const KernelAst &k) {
-  auto s = index_space(k, false, true);
+  auto s = index_space(k, /*allow_2d=*/true, /*allow_atomics=*/true);
   if (!s) return s.error();
   Effects fx = effects_of(k.kernel());
   if (fx.atomic_calls.empty()) return not_applicable("the kernel has no atomic updates");
@@ -195,6 +196,7 @@ Expected<std::vector<Axis>> privatize_space(const Input &in) {
   auto p = privatizable(*in.ast);
   if (!p) return p.error();
   std::vector<Axis> axes = {{"factor", {"16", "64", "4"}}, {"block", {"256", "512"}}};
+  if (p->space.dims == 2) axes[1].values = {"32x8", "32x16"}; // rows per thread, as thread_coarsening
   if (!p->byte_index) axes.push_back({"bins", {"1024", "256", "4096"}});
   return axes;
 }
@@ -203,22 +205,36 @@ Expected<Output> privatize_apply(const Input &in, const Params &params) {
   const KernelAst &k = *in.ast;
   auto p = privatizable(k);
   if (!p) return p.error();
-  long factor = int_param(params, "factor", 16), block = int_param(params, "block", 256);
+  bool rows = p->space.dims == 2;
+  long factor = int_param(params, "factor", 16), block = rows ? 256 : int_param(params, "block", 256);
+  auto [bx, by] = shape_param(params, "block", "32x8");
   long bins = p->byte_index ? 256 : int_param(params, "bins", 1024);
   if (factor < 1 || factor > 256 || !valid_block(block) || bins < 32 || bins > 8192)
     return not_applicable("factor, block or bins out of range");
+  if (rows && (bx < 32 || by < 1 || bx * by > 1024 || bx % 32 != 0))
+    return not_applicable("block is not a valid 2-D shape");
   const std::string &src = k.source();
   std::string type = p->array->getType()->getPointeeType().getUnqualifiedType().getAsString();
   std::string a = p->array->getName().str(), n = std::to_string(bins);
+  // The block's threads share the copy's bins, in x (then y) order.
+  std::string first = rows ? "threadIdx.y * blockDim.x + threadIdx.x" : "threadIdx.x";
+  std::string step = rows ? "blockDim.x * blockDim.y" : "blockDim.x";
   Edits e;
   size_t open = k.offset(p->space.body->getLBracLoc()), close = k.offset(p->space.body->getRBracLoc());
   if (open == std::string::npos || close == std::string::npos) return not_applicable("the body is written in a macro");
-  e.insert(open + 1, "\n  __shared__ " + type + " __kbcc_bins[" + n +
-                         "];\n  for (unsigned __kbcc_i = threadIdx.x; __kbcc_i < " + n +
-                         "u; __kbcc_i += blockDim.x) __kbcc_bins[__kbcc_i] = 0;\n  __syncthreads();");
-  if (auto st = coarsen_body(k, p->space, factor, e); !st) return st.error();
-  e.insert(close, "  __syncthreads();\n  for (unsigned __kbcc_i = threadIdx.x; __kbcc_i < " + n +
-                      "u; __kbcc_i += blockDim.x)\n    if (__kbcc_bins[__kbcc_i] != 0) atomicAdd(&" + a +
+  e.insert(open + 1, "\n  __shared__ " + type + " __kbcc_bins[" + n + "];\n  for (unsigned __kbcc_i = " + first +
+                         "; __kbcc_i < " + n + "u; __kbcc_i += " + step +
+                         ") __kbcc_bins[__kbcc_i] = 0;\n  __syncthreads();");
+  Output out;
+  if (rows) {
+    if (auto st = coarsen_rows(k, p->space, factor, e); !st) return st.error();
+    out.launch = tile_mapping(p->space, bx, by * factor, bx, by);
+  } else {
+    if (auto st = coarsen_body(k, p->space, factor, e); !st) return st.error();
+    out.launch = coarse_mapping(p->space, block, factor);
+  }
+  e.insert(close, "  __syncthreads();\n  for (unsigned __kbcc_i = " + first + "; __kbcc_i < " + n +
+                      "u; __kbcc_i += " + step + ")\n    if (__kbcc_bins[__kbcc_i] != 0) atomicAdd(&" + a +
                       "[__kbcc_i], __kbcc_bins[__kbcc_i]);\n");
   for (const Update &u : p->updates) {
     size_t b = 0, x = 0;
@@ -236,9 +252,7 @@ Expected<Output> privatize_apply(const Input &in, const Params &params) {
   }
   auto text = e.apply(src);
   if (!text) return text.error();
-  Output out;
   out.source = *text;
-  out.launch = coarse_mapping(p->space, block, factor);
   out.numerics = p->floating ? cache::kNumericsReassociates : cache::kNumericsExact;
   if (p->floating && !p->space.bounds[0].empty()) out.reduction_length = p->space.bounds[0].front();
   out.size_params.assign(p->space.bound_params.begin(), p->space.bound_params.end());
