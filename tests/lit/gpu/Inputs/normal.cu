@@ -1,0 +1,66 @@
+// Runs kernel WHICH as written and as rewritten (VARIANT, launched as its
+// mapping says: DX (DY) items per block in x (y), blocks of BX x BY) and
+// prints "<kernel> same" when the outputs agree: bitwise for the histogram,
+// within the bound of reordered sums for the rows.
+//   0 helper_matvec, 1 helper_norms, 2 while_rowsum (transform/Inputs/helpers.cu)
+//   3 histogram2d (transform/Inputs/histogram2d.cu)
+#include "twin.h"
+
+namespace {
+
+template <typename T> std::vector<T> values(size_t n) {
+  std::vector<T> v(n);
+  for (size_t i = 0; i < n; ++i)
+    v[i] = (T)((long)((i * 2654435761u) % 2001) - 1000) / (T)1000;
+  return v;
+}
+
+unsigned blocks(unsigned items, unsigned per_block) { return (items + per_block - 1) / per_block; }
+
+} // namespace
+
+int main() {
+  bool ok = true;
+  const char *name = "";
+#if WHICH <= 2
+  const int rows = 1001, n = 777; // neither a multiple of a warp or a block
+  const unsigned grid = blocks(rows, 128), covered = grid * 128;
+  const dim3 vgrid(blocks(covered, DX)), vblock(BX, BY);
+#endif
+#if WHICH == 0
+  name = "helper_matvec";
+  float *A = upload(values<float>((size_t)rows * n)), *x = upload(values<float>(n));
+  float *y0 = upload(std::vector<float>(rows, -7)), *y1 = upload(std::vector<float>(rows, -7));
+  orig::helper_matvec<<<grid, 128>>>(rows, n, A, x, y0);
+  var::helper_matvec<<<vgrid, vblock>>>(rows, n, A, x, y1);
+  ok = same(name, download(y0, rows), download(y1, rows), 1e-3);
+#elif WHICH == 1
+  name = "helper_norms";
+  float *A = upload(values<float>((size_t)rows * n));
+  float *y0 = upload(std::vector<float>(rows, -7)), *y1 = upload(std::vector<float>(rows, -7));
+  orig::helper_norms<<<grid, 128>>>(rows, n, A, y0);
+  var::helper_norms<<<vgrid, vblock>>>(rows, n, A, y1);
+  ok = same(name, download(y0, rows), download(y1, rows), 1e-3);
+#elif WHICH == 2
+  name = "while_rowsum";
+  double *m = upload(values<double>((size_t)rows * n));
+  double *y0 = upload(std::vector<double>(rows, -7)), *y1 = upload(std::vector<double>(rows, -7));
+  orig::while_rowsum<<<grid, 128>>>(m, y0, rows, n);
+  var::while_rowsum<<<vgrid, vblock>>>(m, y1, rows, n);
+  ok = same(name, download(y0, rows), download(y1, rows), 1e-9);
+#else
+  name = "histogram2d";
+  const int width = 1000, height = 999;
+  std::vector<unsigned char> img((size_t)width * height);
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x)
+      img[(size_t)y * width + x] = (unsigned char)((x / 16 + y / 16 + (x * 7 + y * 13) % 5) & 255);
+  unsigned char *d = upload(img);
+  unsigned *h0 = upload(std::vector<unsigned>(256, 3)), *h1 = upload(std::vector<unsigned>(256, 3));
+  const dim3 grid(blocks(width, 32), blocks(height, 8));
+  orig::histogram2d<<<grid, dim3(32, 8)>>>(d, width, height, h0);
+  var::histogram2d<<<dim3(blocks(grid.x * 32, DX), blocks(grid.y * 8, DY)), dim3(BX, BY)>>>(d, width, height, h1);
+  ok = same(name, download(h0, 256), download(h1, 256), 0);
+#endif
+  return verdict(name, ok);
+}
