@@ -26,6 +26,7 @@ GROUPS = [
     ("gathers", "Reads across a 2-D kernel's threads"),
     ("scans", "Running sums each iteration reads"),
     ("unseen", "Kernels written after the transforms"),
+    ("helpers", "Loops in __device__ helpers and while loops"),
 ]
 
 
