@@ -237,6 +237,26 @@ Effects effects_in(const Stmt *code) {
 bool writes_memory(const Stmt *s) { return writes_memory_at(s, 0); }
 bool reads_memory(const Stmt *s) { return reads_memory_at(s, 0); }
 
+std::vector<const Expr *> reference_arguments(const Stmt *s) {
+  std::vector<const Expr *> out;
+  const auto *c = dyn_cast<CallExpr>(s);
+  if (!c) return out;
+  const FunctionDecl *fd = c->getDirectCallee();
+  unsigned first = 0; // an operator method's object comes first, bound to `this`
+  if (const auto *m = dyn_cast_or_null<CXXMethodDecl>(fd); m && isa<CXXOperatorCallExpr>(c) && c->getNumArgs() > 0) {
+    first = 1;
+    if (!m->isConst() && c->getArg(0)->isLValue()) out.push_back(c->getArg(0));
+  }
+  for (unsigned i = first; i < c->getNumArgs(); ++i) {
+    const Expr *arg = c->getArg(i);
+    if (fd && i - first >= fd->getNumParams()) continue; // a variadic argument, passed by value
+    QualType t = fd ? fd->getParamDecl(i - first)->getType() : QualType();
+    bool writable = !fd || (t->isReferenceType() && !t.getNonReferenceType().isConstQualified());
+    if (writable && arg->isLValue()) out.push_back(arg);
+  }
+  return out;
+}
+
 bool assigns(const Stmt *s, const VarDecl *var) {
   bool found = false;
   auto is_var = [&](const Expr *e) {
@@ -247,6 +267,8 @@ bool assigns(const Stmt *s, const VarDecl *var) {
     if (const auto *b = dyn_cast<BinaryOperator>(x); b && b->isAssignmentOp() && is_var(b->getLHS())) found = true;
     if (const auto *u = dyn_cast<UnaryOperator>(x))
       if ((u->isIncrementDecrementOp() || u->getOpcode() == UO_AddrOf) && is_var(u->getSubExpr())) found = true;
+    for (const Expr *arg : reference_arguments(x))
+      if (is_var(arg)) found = true;
   });
   return found;
 }
@@ -550,6 +572,8 @@ std::optional<std::vector<Accumulation>> accumulations(const ForStmt *loop, cons
         if (const VarDecl *v = target(u->getSubExpr())) writes[v].push_back(x);
       if (u->getOpcode() == UO_AddrOf && target(u->getSubExpr())) escapes = true;
     }
+    for (const Expr *arg : reference_arguments(x))
+      if (target(arg)) escapes = true;
   });
   if (escapes) return std::nullopt;
   std::vector<Accumulation> out;

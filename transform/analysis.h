@@ -72,7 +72,12 @@ bool names(const clang::Expr *e, const clang::VarDecl *var);
 bool writes_memory(const clang::Stmt *s);
 // Whether `s` loads from memory (a dereference or subscript of a pointer).
 bool reads_memory(const clang::Stmt *s);
-// Whether `s` assigns `var` (=, op=, ++, --, or takes its address).
+// The arguments of call `s` (none when it is no call) that a non-const
+// reference parameter binds, which the callee may write through; every
+// lvalue argument when the callee is unknown.
+std::vector<const clang::Expr *> reference_arguments(const clang::Stmt *s);
+// Whether `s` assigns `var` (=, op=, ++, --, takes its address, or passes it
+// to a call's non-const reference parameter).
 bool assigns(const clang::Stmt *s, const clang::VarDecl *var);
 // Whether `s` refers to `var`.
 bool refers_to(const clang::Stmt *s, const clang::VarDecl *var);

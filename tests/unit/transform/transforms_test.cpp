@@ -267,6 +267,36 @@ std::vector<Selection> selections_of(const Parsed &p) {
 
 // Which `if (X OP best) { best = X; ... }` are selections, and which way
 // each keeps its best element and breaks ties.
+TEST(Analysis, AVariableBoundToAWritableReferenceIsWritten) {
+  // A loop whose sum a helper adds to through a reference: lanes splitting
+  // it would each add their share to their own copy of `s`.
+  std::string text = R"(#include <cstdio>
+__device__ void add_to(float &acc, float v) { acc += v; }
+__device__ float read(const float &v) { return v; }
+__global__ void k(int rows, int n, const float *A, float *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= rows) return;
+  float s = 0, t = 1;
+  for (int j = 0; j < n; ++j) {
+    add_to(s, A[i * n + j] * read(t));
+    printf("%f", t); // a variadic argument is passed by value
+  }
+  y[i] = s;
+})";
+  Parsed p(text);
+  ASSERT_TRUE(p.ast);
+  const auto *body = llvm::cast<clang::CompoundStmt>(p.ast->kernel()->getBody());
+  const auto *decl = llvm::cast<clang::DeclStmt>(body->body_begin()[2]);
+  std::vector<const clang::VarDecl *> vars;
+  for (const clang::Decl *d : decl->decls())
+    vars.push_back(llvm::cast<clang::VarDecl>(d));
+  const auto *loop = llvm::cast<clang::ForStmt>(body->body_begin()[3]);
+  EXPECT_TRUE(assigns(loop, vars[0]));  // s: float &
+  EXPECT_FALSE(assigns(loop, vars[1])); // t: const float &
+  EXPECT_FALSE(accumulations(loop, p.ast->context(), {}));
+  EXPECT_NE(refusal("split_loop_across_warp", text).find("other than by accumulation"), std::string::npos);
+}
+
 TEST(Analysis, SelectionsKeepABestElementAndWhatGoesWithIt) {
   Parsed argmax(R"(__global__ void k(int n, const float *x, int *out) {
   float best = x[0], low = x[0];

@@ -74,7 +74,21 @@ __global__ void helper_index(const float *a, float *out, int rows, int cols) {
   int r = getGlobalIdx_1D_1D();
   if (r < rows) {
     float s = 0;
-    for (int c = 0; c < cols; ++c) s += relu(a[r * cols + c]);
+    for (int c = 0; c < cols; ++c)
+      s += relu(a[r * cols + c]);
     out[r] = s;
   }
+}
+
+__device__ void add_to(float &acc, float v) { acc += v; }
+
+// A row sum a helper adds to through a reference: as written, lanes would
+// each add to their own copy of `s`; inlined, it is an accumulation.
+__global__ void helper_reference(int rows, int n, const float *A, float *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= rows) return;
+  float s = 0;
+  for (int j = 0; j < n; ++j)
+    add_to(s, A[i * n + j]);
+  y[i] = s;
 }
