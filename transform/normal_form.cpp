@@ -65,7 +65,8 @@ public:
   // Errors: the body is not written in one file.
   static Expected<HelperText> of(const FunctionDecl *fd) {
     const SourceManager &sm = fd->getASTContext().getSourceManager();
-    const auto *body = cast<CompoundStmt>(fd->getBody());
+    const auto *body = dyn_cast_or_null<CompoundStmt>(fd->getBody());
+    if (!body) return not_applicable("'" + fd->getName().str() + "' has no body in braces");
     SourceLocation l = body->getLBracLoc(), r = body->getRBracLoc();
     if (!l.isFileID() || !r.isFileID() || sm.getFileID(l) != sm.getFileID(r))
       return not_applicable("the body of '" + fd->getName().str() + "' is written in a macro");

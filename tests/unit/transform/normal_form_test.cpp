@@ -87,6 +87,31 @@ __device__ void store_norm(float *out, const float *a, int n) {
   EXPECT_NE(f.find("float v_1 = a_1[j];"), std::string::npos) << f;
 }
 
+TEST(NormalForm, WhereHelpersAreDefinedAndHowTheyAreCalled) {
+  // Defined after the kernel, declared before it; a reference parameter
+  // stands for the kernel's variable; two calls in one loop body.
+  std::string f = form_of(R"(__device__ void add_to(float &acc, float v);
+__device__ float twice(float v);
+__global__ void k(int rows, int n, const float *A, float *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= rows) return;
+  float s = 0;
+  for (int j = 0; j < n; ++j) {
+    add_to(s, A[i * n + j]);
+    add_to(s, twice(A[i * n + j]));
+  }
+  y[i] = s;
+}
+__device__ void add_to(float &acc, float v) { acc += v; }
+__device__ float twice(float v) { return 2 * v; })");
+  EXPECT_NE(f.find("float v_1 = A[i * n + j];  s += v_1;"), std::string::npos) << f;
+  EXPECT_EQ(f.find("add_to("), std::string::npos) << f;
+  EXPECT_EQ(f.find("twice("), std::string::npos) << f;
+  // A macro argument is copied whole.
+  std::string m = form_of("#define ROW(r) (A + (r) * n)\n" + unit(kDot, "y[i] = dot(ROW(i), x, n);"));
+  EXPECT_NE(m.find("const float *a_1 = ROW(i);"), std::string::npos) << m;
+}
+
 TEST(NormalForm, CallsThatCannotMoveStay) {
   auto none = [](const std::string &helper, const std::string &use) {
     std::string f = form_of(unit(helper, use));
