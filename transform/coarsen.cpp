@@ -11,10 +11,10 @@
 // the `block` shape; the grid shrinks in y.
 //
 // smem_privatized_atomics: on top of that coarsening (rows per thread in a
-// 2-D kernel, the copy shared by the block's threads in x-then-y order), atomic updates of one
-// parameter array (whose result is unused and which the kernel touches
-// nowhere else) go to a per-block copy of its first `bins` elements in shared
-// memory, flushed with one global atomic per non-zero bin at the end;
+// 2-D kernel), atomic updates of one parameter array (whose result is unused
+// and which the kernel touches nowhere else) go to a per-block copy of its
+// first `bins` elements in shared memory, zeroed and flushed by the block's
+// threads together, with one global atomic per non-zero bin at the end;
 // indexes outside the copy still update global memory directly.
 //
 // warp_aggregated_atomics: on top of that coarsening, atomic updates whose
@@ -206,13 +206,12 @@ Expected<Output> privatize_apply(const Input &in, const Params &params) {
   auto p = privatizable(k);
   if (!p) return p.error();
   bool rows = p->space.dims == 2;
-  long factor = int_param(params, "factor", 16), block = rows ? 256 : int_param(params, "block", 256);
+  long factor = int_param(params, "factor", 16), block = int_param(params, "block", 256);
   auto [bx, by] = shape_param(params, "block", "32x8");
   long bins = p->byte_index ? 256 : int_param(params, "bins", 1024);
-  if (factor < 1 || factor > 256 || !valid_block(block) || bins < 32 || bins > 8192)
+  bool shape = rows ? bx >= 32 && by >= 1 && bx * by <= 1024 && bx % 32 == 0 : valid_block(block);
+  if (factor < 1 || factor > 256 || !shape || bins < 32 || bins > 8192)
     return not_applicable("factor, block or bins out of range");
-  if (rows && (bx < 32 || by < 1 || bx * by > 1024 || bx % 32 != 0))
-    return not_applicable("block is not a valid 2-D shape");
   const std::string &src = k.source();
   std::string type = p->array->getType()->getPointeeType().getUnqualifiedType().getAsString();
   std::string a = p->array->getName().str(), n = std::to_string(bins);

@@ -127,7 +127,7 @@ Expected<Offer> written_offer(const Transform &t, const Input &in) {
 Expected<std::shared_ptr<KernelAst>> parsed_normal_form(const KernelAst &k) {
   static std::mutex lock;
   static std::vector<std::pair<std::string, Expected<std::shared_ptr<KernelAst>>>> recent;
-  std::string key = k.parse_key() + '\0' + k.source();
+  std::string key = k.parse_key(); // the unit's text holds the definition
   {
     std::lock_guard<std::mutex> guard(lock);
     for (const auto &[kk, parsed] : recent)
