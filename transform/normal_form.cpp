@@ -277,7 +277,7 @@ bool other_effects(const Stmt *s, const CallExpr *call) {
 
 // The kernel's text of `e`, whole macro invocations included; "" when an end
 // lies inside one.
-std::string spelled(const KernelAst &k, const Expr *e) {
+std::string invocation_text(const KernelAst &k, const Expr *e) {
   size_t b = 0, end = 0;
   return k.file_span(e->getSourceRange(), b, end) ? k.source().substr(b, end - b) : std::string();
 }
@@ -315,7 +315,7 @@ Status inline_call(Round &r, const CallExpr *call, const FunctionDecl *fd) {
       if (arg->HasSideEffects(k.context())) return not_applicable("an unnamed parameter's argument has side effects");
       continue;
     } else {
-      std::string text = spelled(k, arg);
+      std::string text = invocation_text(k, arg);
       if (text.empty()) return not_applicable("an argument is written in part of a macro");
       name = fresh(p->getName().str(), r.taken);
       const SourceManager &sm = k.sources();

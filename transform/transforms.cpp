@@ -3,6 +3,7 @@
 #include "transform/normal_form.h"
 #include "transform/transform.h"
 
+#include <functional>
 #include <memory>
 #include <mutex>
 
@@ -72,26 +73,39 @@ struct ParsedForm {
   std::shared_ptr<KernelAst> ast;
 };
 
-// The thread-per-item form of `k`, parsed once for the last two units and
-// definitions asked for. Errors: those of items_form and of the parse.
-Expected<std::shared_ptr<ParsedForm>> parsed_form(const KernelAst &k) {
-  static std::mutex lock;
-  static std::vector<std::pair<std::string, std::shared_ptr<ParsedForm>>> recent;
-  auto form = items_form(k);
-  if (!form) return form.error();
-  std::string key = k.parse_key() + '\0' + form->source;
-  {
-    std::lock_guard<std::mutex> guard(lock);
-    for (const auto &[kk, parsed] : recent)
-      if (kk == key) return parsed;
+// The values `make` gave for the last two keys asked for: every transform
+// asks for the same kernel's forms in turn, and each costs a parse.
+template <typename T> class Recent {
+public:
+  T get(const std::string &key, const std::function<T()> &make) {
+    {
+      std::lock_guard<std::mutex> guard(lock_);
+      for (const auto &[k, v] : items_)
+        if (k == key) return v;
+    }
+    T value = make();
+    std::lock_guard<std::mutex> guard(lock_);
+    if (items_.size() >= 2) items_.erase(items_.begin());
+    items_.emplace_back(key, value);
+    return value;
   }
-  auto ast = k.reparsed(form->source);
-  if (!ast) return make_error("its thread-per-item form does not parse: " + ast.error().message, "not-applicable");
-  auto parsed = std::make_shared<ParsedForm>(ParsedForm{*form, std::make_shared<KernelAst>(std::move(*ast))});
-  std::lock_guard<std::mutex> guard(lock);
-  if (recent.size() >= 2) recent.erase(recent.begin());
-  recent.emplace_back(key, parsed);
-  return parsed;
+
+private:
+  std::mutex lock_;
+  std::vector<std::pair<std::string, T>> items_;
+};
+
+// The thread-per-item form of `k`, parsed. Errors: those of items_form and
+// of the parse.
+Expected<std::shared_ptr<ParsedForm>> parsed_form(const KernelAst &k) {
+  static Recent<Expected<std::shared_ptr<ParsedForm>>> recent;
+  return recent.get(k.parse_key(), [&]() -> Expected<std::shared_ptr<ParsedForm>> {
+    auto form = items_form(k);
+    if (!form) return form.error();
+    auto ast = k.reparsed(form->source);
+    if (!ast) return make_error("its thread-per-item form does not parse: " + ast.error().message, "not-applicable");
+    return std::make_shared<ParsedForm>(ParsedForm{*form, std::make_shared<KernelAst>(std::move(*ast))});
+  });
 }
 
 // `t` on the thread-per-item form of `in`'s kernel. Error "no-form" when
@@ -122,25 +136,14 @@ Expected<Offer> written_offer(const Transform &t, const Input &in) {
   return not_applicable(own.error().message + "; " + form.error().message);
 }
 
-// The normal form of `k`, parsed once for the last two units and
-// definitions asked for. Errors: those of normal_form.
+// The normal form of `k`, parsed. Errors: those of normal_form.
 Expected<std::shared_ptr<KernelAst>> parsed_normal_form(const KernelAst &k) {
-  static std::mutex lock;
-  static std::vector<std::pair<std::string, Expected<std::shared_ptr<KernelAst>>>> recent;
-  std::string key = k.parse_key(); // the unit's text holds the definition
-  {
-    std::lock_guard<std::mutex> guard(lock);
-    for (const auto &[kk, parsed] : recent)
-      if (kk == key) return parsed;
-  }
-  auto form = normal_form(k);
-  Expected<std::shared_ptr<KernelAst>> parsed =
-      form ? Expected<std::shared_ptr<KernelAst>>(std::make_shared<KernelAst>(std::move(*form)))
-           : Expected<std::shared_ptr<KernelAst>>(form.error());
-  std::lock_guard<std::mutex> guard(lock);
-  if (recent.size() >= 2) recent.erase(recent.begin());
-  recent.emplace_back(key, parsed);
-  return parsed;
+  static Recent<Expected<std::shared_ptr<KernelAst>>> recent;
+  return recent.get(k.parse_key(), [&]() -> Expected<std::shared_ptr<KernelAst>> {
+    auto form = normal_form(k);
+    if (!form) return form.error();
+    return std::make_shared<KernelAst>(std::move(*form));
+  });
 }
 
 } // namespace

@@ -2,23 +2,16 @@
 // 2-D grids, constant block extents): their text,
 // the legality of running each item in a thread of its own, and the per-item
 // transforms offered that form with their launch mappings composed.
+#include "parsed.h"
 #include "transform/items_form.h"
 #include "transform/transform.h"
 
 #include <gtest/gtest.h>
 
 using namespace kbcc::transform;
+using kbcc::transform::test::parsed;
 
 namespace {
-
-KernelAst parsed(const std::string &text) {
-  kbcc::tooling::ParseRequest r;
-  r.source = "/virtual/gs.cu";
-  r.arch = "sm_90";
-  auto a = parse_kernel(r, text, "");
-  EXPECT_TRUE(a) << (a ? "" : a.error().message);
-  return std::move(*a);
-}
 
 // items_form's result, or its error's code and message.
 std::string form_of(const std::string &text, kbcc::launch::LaunchMapping *launch = nullptr) {

@@ -1,23 +1,16 @@
 // Normal forms: helper calls inlined and while loops written as for loops,
 // the calls each refusal keeps, and the structural transforms offered the
 // form of a kernel they refuse as written.
+#include "parsed.h"
 #include "transform/normal_form.h"
 #include "transform/transform.h"
 
 #include <gtest/gtest.h>
 
 using namespace kbcc::transform;
+using kbcc::transform::test::parsed;
 
 namespace {
-
-KernelAst parsed(const std::string &text) {
-  kbcc::tooling::ParseRequest r;
-  r.source = "/virtual/nf.cu";
-  r.arch = "sm_90";
-  auto a = parse_kernel(r, text, "");
-  EXPECT_TRUE(a) << (a ? "" : a.error().message);
-  return std::move(*a);
-}
 
 // normal_form's definition, or its error's code and message.
 std::string form_of(const std::string &text) {
