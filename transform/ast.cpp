@@ -91,7 +91,7 @@ size_t statement_begin(const KernelAst &k, const Stmt *s) {
 
 size_t statement_end(const KernelAst &k, const Stmt *s) {
   size_t begin = 0, end = 0;
-  if (!k.span(s->getSourceRange(), begin, end)) return std::string::npos;
+  if (!k.file_span(s->getSourceRange(), begin, end)) return std::string::npos;
   return isa<DeclStmt>(s) ? end : past_semicolon(k.source(), end);
 }
 

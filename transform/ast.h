@@ -64,8 +64,8 @@ private:
 // Offset where text may go before statement `s` of `k` (before the line of
 // a #pragma written on it); npos when it is written in a macro.
 size_t statement_begin(const KernelAst &k, const clang::Stmt *s);
-// Offset just past statement `s` of `k`, its ';' included; npos when it is
-// written in a macro.
+// Offset just past statement `s` of `k`, its ';' included (past a whole
+// macro invocation that ends it); npos when it ends inside a macro.
 size_t statement_end(const KernelAst &k, const clang::Stmt *s);
 
 // Parses `text` (the unit at request.source) as `request` says and finds the

@@ -415,10 +415,11 @@ Status share_scan(const KernelAst &k, const Plan::Loop &l, const Groups &g, bool
   const Accumulation &a = *l.scan;
   const auto *cond = cast<BinaryOperator>(l.loop.loop->getCond()->IgnoreParenImpCasts());
   const auto *body = cast<CompoundStmt>(l.loop.loop->getBody());
-  size_t begin = 0, end = 0, cb = 0, ce = 0, ub = 0, ue = 0, bb = 0, be = 0, tb = 0, te = 0;
+  size_t begin = k.offset(l.loop.loop->getBeginLoc()), end = statement_end(k, l.loop.loop), cb = 0, ce = 0, ub = 0,
+         ue = 0, bb = 0, be = 0, tb = 0, te = 0;
   size_t name = k.offset(l.loop.var->getLocation()), open = k.offset(body->getLBracLoc()),
          close = k.offset(body->getRBracLoc());
-  if (!k.span(l.loop.loop->getSourceRange(), begin, end) || !k.span(cond->getLHS()->getSourceRange(), cb, ce) ||
+  if (begin == std::string::npos || end == std::string::npos || !k.span(cond->getLHS()->getSourceRange(), cb, ce) ||
       !k.span(a.stmt->getSourceRange(), ub, ue) || !k.span(l.loop.bound->getSourceRange(), bb, be) ||
       !k.span(l.term->getSourceRange(), tb, te) || name == std::string::npos || open == std::string::npos ||
       close == std::string::npos)
@@ -444,7 +445,7 @@ Status share_scan(const KernelAst &k, const Plan::Loop &l, const Groups &g, bool
                 ");\n    const " + T + " __kbcc_t = __shfl_sync(" + mask + ", __kbcc_e, __kbcc_n - 1, " + G +
                 ");\n    if (__kbcc_live) { " + s + " = " + combine_text(a, "__kbcc_carry", "__kbcc_e") + ";");
   e.insert(close, "} __kbcc_carry = " + combine_text(a, "__kbcc_carry", "__kbcc_t") + "; ");
-  e.insert(past_semicolon(src, end), " " + s + " = __kbcc_carry;" + (reads ? barrier(g) : "") + " }");
+  e.insert(end, " " + s + " = __kbcc_carry;" + (reads ? barrier(g) : "") + " }");
   return Status::ok();
 }
 
@@ -452,11 +453,11 @@ Status share_scan(const KernelAst &k, const Plan::Loop &l, const Groups &g, bool
 Status share_loop(const KernelAst &k, const Plan::Loop &l, const Groups &g, int &partials, bool reads, Edits &e) {
   if (l.scan) return share_scan(k, l, g, reads, e);
   const std::string &src = k.source();
-  size_t begin = 0, end = 0, ib = 0, ie = 0, cb = 0, ce = 0;
-  if (!k.span(l.loop.loop->getSourceRange(), begin, end) || !k.span(l.loop.init->getSourceRange(), ib, ie) ||
+  size_t begin = k.offset(l.loop.loop->getBeginLoc()), end = statement_end(k, l.loop.loop), ib = 0, ie = 0, cb = 0,
+         ce = 0;
+  if (begin == std::string::npos || end == std::string::npos || !k.span(l.loop.init->getSourceRange(), ib, ie) ||
       !k.span(l.loop.loop->getInc()->getSourceRange(), cb, ce))
     return not_applicable("a loop is written in a macro");
-  end = past_semicolon(src, end);
   std::string var = l.loop.var->getName().str();
   std::string head = "{ ", tail;
   std::map<const VarDecl *, std::string> names;
@@ -614,7 +615,7 @@ Expected<Output> apply(const Input &in, const Params &params) {
   Output out;
   out.source = *text;
   launch::LaunchMapping m;
-  m.grid = {"ceil_div(grid.x * block.x, " + I + ")", "1", grid_z(plan->space)};
+  m.grid = {"ceil_div(grid.x * block.x, " + I + ")", grid_y(plan->space), grid_z(plan->space)};
   m.block = {std::to_string(block), "1", "1"};
   m.shared = "0";
   m.preconditions = fixed_dims_preconditions(plan->space);
