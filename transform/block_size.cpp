@@ -28,7 +28,7 @@ Expected<Output> apply(const Input &in, const Params &params) {
   Output out;
   out.source = with_launch_bounds(in.source, bx * by);
   launch::LaunchMapping m;
-  m.grid = {"ceil_div(grid.x * block.x, " + std::to_string(bx) + ")", "1", grid_z(*s)};
+  m.grid = {"ceil_div(grid.x * block.x, " + std::to_string(bx) + ")", grid_y(*s), grid_z(*s)};
   m.block = {std::to_string(bx), "1", "1"};
   if (s->dims == 2) {
     m.grid[1] = "ceil_div(grid.y * block.y, " + std::to_string(by) + ")";

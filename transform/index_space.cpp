@@ -21,19 +21,23 @@ Expected<IndexSpace> index_space(const KernelAst &k, bool allow_2d, bool allow_a
   if (fx.unknown_calls) return not_applicable("the kernel calls functions kbcc cannot see");
   if (fx.atomics && !allow_atomics) return not_applicable("the kernel uses atomics");
   IndexUses uses = index_uses(s.body);
-  auto batch_read = [](const Builtin &b) {
-    return b.dim == 2 && (b.var == Builtin::BlockIdx || b.var == Builtin::GridDim);
+  // blockIdx.y and gridDim.y are a batch index only where the kernel has no
+  // global index in y.
+  auto batch_read = [&](const Builtin &b) {
+    return (b.dim == 2 || (b.dim == 1 && !uses.global_in(1))) &&
+           (b.var == Builtin::BlockIdx || b.var == Builtin::GridDim);
   };
   bool batch = !uses.other.empty() && std::all_of(uses.other.begin(), uses.other.end(), batch_read);
   if (batch && !allow_batch)
-    return not_applicable("the kernel reads blockIdx.z or gridDim.z outside the global-index idiom (a batch, which "
-                          "this transform does not take)");
-  s.batch = batch;
-  if (!uses.other.empty() && !s.batch)
+    return not_applicable("the kernel reads blockIdx.y/z or gridDim.y/z outside the global-index idiom (a batch, "
+                          "which this transform does not take)");
+  if (!uses.other.empty() && !batch)
     return not_applicable("the kernel reads threadIdx/blockIdx/blockDim/gridDim outside the global-index idiom");
+  for (const Builtin &b : uses.other)
+    (b.dim == 1 ? s.batch_y : s.batch) = true;
   if (uses.global.empty()) return not_applicable("the kernel has no global index (blockIdx*blockDim+threadIdx)");
   if (uses.global_in(2)) return not_applicable("the kernel indexes the z dimension");
-  s.dims = uses.any_in(1) ? 2 : 1;
+  s.dims = uses.global_in(1) ? 2 : 1;
   if (s.dims == 2 && !allow_2d) return not_applicable("the kernel indexes two dimensions");
   if (!uses.any_in(0)) return not_applicable("the kernel does not index the x dimension");
   s.occurrences = uses.global;
@@ -63,11 +67,14 @@ std::string coverage_precondition(const IndexSpace &space, int dim, long unit) {
 
 std::vector<std::string> fixed_dims_preconditions(const IndexSpace &space) {
   std::vector<std::string> out;
-  if (space.dims < 2) out.insert(out.end(), {"grid.y == 1", "block.y == 1"});
+  if (space.dims < 2 && !space.batch_y) out.emplace_back("grid.y == 1");
+  if (space.dims < 2) out.emplace_back("block.y == 1");
   if (!space.batch) out.emplace_back("grid.z == 1");
   out.insert(out.end(), {"block.z == 1", "shared == 0"});
   return out;
 }
+
+std::string grid_y(const IndexSpace &space) { return space.batch_y ? "grid.y" : "1"; }
 
 std::string grid_z(const IndexSpace &space) { return space.batch ? "grid.z" : "1"; }
 
@@ -95,7 +102,7 @@ launch::LaunchMapping tile_mapping(const IndexSpace &space, long unit_x, long un
 
 launch::LaunchMapping coarse_mapping(const IndexSpace &s, long block, long factor) {
   launch::LaunchMapping m;
-  m.grid = {"ceil_div(grid.x * block.x, " + std::to_string(block * factor) + ")", "1", grid_z(s)};
+  m.grid = {"ceil_div(grid.x * block.x, " + std::to_string(block * factor) + ")", grid_y(s), grid_z(s)};
   m.block = {std::to_string(block), "1", "1"};
   m.shared = "0";
   m.preconditions = fixed_dims_preconditions(s);

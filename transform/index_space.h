@@ -19,6 +19,7 @@ namespace kbcc::transform {
 struct IndexSpace {
   int dims = 1;                         // 1: x only; 2: x and y
   bool batch = false;                   // reads blockIdx.z / gridDim.z: a batch index the launch keeps
+  bool batch_y = false;                 // reads blockIdx.y / gridDim.y in a kernel 1-D in the idiom: the same
   std::vector<GlobalIndex> occurrences; // every use of the idiom
   std::vector<std::string> bounds[2];   // guard bounds per dimension, in the mapping language
   std::set<std::string> bound_params;   // integer parameters those bounds read
@@ -30,9 +31,12 @@ struct IndexSpace {
 // memory, inline assembly, device-side launches or calls kbcc cannot see
 // (atomics only when `allow_atomics`). Error "not-applicable" with the reason.
 // With `allow_batch`, it may also read blockIdx.z and gridDim.z (a batch of
-// independent x-y problems, one per z block): a transform that keeps grid.z,
-// needs block.z == 1 and moves threads only within a block's x-y problem
-// keeps every thread's z.
+// x-y problems, one per z block), and, when it has no global index in y,
+// blockIdx.y and gridDim.y (rows of x problems, one per y block, as a bias
+// add or a per-sample layer writes them): a transform that keeps grid.y and
+// grid.z, needs block.y == block.z == 1 (1-D) or block.z == 1 (2-D) and
+// moves threads only within a block's problem keeps every thread's batch
+// index.
 Expected<IndexSpace> index_space(const KernelAst &k, bool allow_2d, bool allow_atomics, bool allow_batch = false);
 
 // Preconditions of a launch mapping over `space` whose new launch covers the
@@ -41,10 +45,11 @@ Expected<IndexSpace> index_space(const KernelAst &k, bool allow_2d, bool allow_a
 std::string coverage_precondition(const IndexSpace &space, int dim, long unit);
 
 // grid/block extents of the dimensions the kernel does not use must be 1
-// (grid.z stays as launched for a batch), and no dynamic shared memory: the
-// preconditions saying so.
+// (grid.y and grid.z stay as launched for a batch), and no dynamic shared
+// memory: the preconditions saying so.
 std::vector<std::string> fixed_dims_preconditions(const IndexSpace &space);
-// The new launch's grid.z: kept for a batch, else 1.
+// The new launch's grid.y of a 1-D kernel and grid.z: kept for a batch, else 1.
+std::string grid_y(const IndexSpace &space);
 std::string grid_z(const IndexSpace &space);
 
 // A 2-D kernel whose x and y global indexes are each held by one variable

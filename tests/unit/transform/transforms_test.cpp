@@ -153,6 +153,23 @@ TEST(Transforms, SplitLoopSharesTheInnerLoopAndReducesEachAccumulator) {
   EXPECT_EQ(out.size_params, (std::vector<std::string>{"cols", "rows"}));
 }
 
+// A loop whose body ends in a macro invocation (`AT(...)`) is shared: its
+// end is past the invocation.
+TEST(Transforms, SplitLoopSharesALoopEndingInAMacro) {
+  const char *macro = R"(#define AT(m, r, c, w) m[(r) * (w) + (c)]
+__global__ void rowsum(int rows, int cols, const float *x, float *y) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < rows) {
+    float s = 0.0f;
+    for (int c = 0; c < cols; ++c) s += AT(x, r, c, cols);
+    y[r] = s;
+  }
+})";
+  Output out = applied("split_loop_across_warp", macro, {{"lanes", "32"}});
+  EXPECT_NE(out.source.find("c += 32) __kbcc_p0 += AT(x, r, c, cols);\n"), std::string::npos) << out.source;
+  EXPECT_NE(out.source.find("s += __kbcc_p0;"), std::string::npos) << out.source;
+}
+
 TEST(Transforms, SplitLoopAcrossABlockUsesSharedMemory) {
   Output out = applied("split_loop_across_warp", kRows, {{"lanes", "256"}});
   EXPECT_NE(out.source.find("__shared__"), std::string::npos) << out.source;
@@ -524,6 +541,43 @@ TEST(Transforms, BatchesKeepGridZ) {
   std::string dims = batch;
   dims.replace(dims.find("2.0f"), 4, "(float)blockDim.z");
   EXPECT_NE(refusal("block_size", dims).find("outside the global-index idiom"), std::string::npos);
+}
+
+// A 1-D kernel's blockIdx.y (a row per y block) is a batch too: the launch
+// keeps grid.y and still needs block.y == 1.
+TEST(Transforms, RowsInBlockIdxYAreABatchOfOneDimensionalKernels) {
+  const char *rows = R"(__global__ void bias(int cols, const float *x, const float *b, float *y) {
+  int row = blockIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (col < cols) y[row * cols + col] = x[row * cols + col] + b[col];
+})";
+  for (const char *id : {"block_size", "thread_coarsening"}) {
+    Output out = applied(id, rows);
+    ASSERT_TRUE(out.launch) << id;
+    EXPECT_EQ(out.launch->grid[1], "grid.y") << id;
+    EXPECT_EQ(out.launch->grid[2], "1") << id;
+    const auto &pre = out.launch->preconditions;
+    EXPECT_EQ(std::count(pre.begin(), pre.end(), "grid.y == 1"), 0) << id;
+    EXPECT_EQ(std::count(pre.begin(), pre.end(), "block.y == 1"), 1) << id;
+    EXPECT_EQ(std::count(pre.begin(), pre.end(), "grid.z == 1"), 1) << id;
+  }
+  // Without the batch, grid.y stays 1.
+  Output plain = applied("block_size", kSaxpy);
+  ASSERT_TRUE(plain.launch);
+  EXPECT_EQ(plain.launch->grid[1], "1");
+  // Where the kernel indexes y through the idiom, blockIdx.y is part of it.
+  const char *two_d = R"(__global__ void f(int n, const float *x, float *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int j = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i < n && j < n) y[j * n + i] = x[j * n + i] + (float)blockIdx.y;
+})";
+  EXPECT_NE(refusal("block_size", two_d).find("outside the global-index idiom"), std::string::npos);
+  // threadIdx.y and blockDim.y are no batch index.
+  std::string lanes = rows;
+  lanes.replace(lanes.find("blockIdx.y"), 10, "threadIdx.y");
+  EXPECT_NE(refusal("block_size", lanes).find("outside the global-index idiom"), std::string::npos);
+  // A transform that does not take batches names the dimension.
+  EXPECT_NE(refusal("vectorized_loads", rows).find("blockIdx.y/z or gridDim.y/z"), std::string::npos);
 }
 
 TEST(Transforms, InterchangeSwapsTheIndexesWhenAccessesRunAlongY) {

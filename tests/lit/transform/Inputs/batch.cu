@@ -1,6 +1,6 @@
-// Kernels over a batch of independent problems, one per blockIdx.z: the
-// transforms that keep grid.z and move threads only within a block's x-y
-// problem apply.
+// Kernels over a batch of independent problems, one per blockIdx.z (or per
+// blockIdx.y for a kernel 1-D in the idiom): the transforms that keep the
+// batch's grid extent and move threads only within a block's problem apply.
 
 // A batch of transposes written from the output's side.
 __global__ void batch_transpose(int rows, int cols, const float *in, float *out) {
@@ -40,4 +40,30 @@ __global__ void batch_rowsum(int batches, int rows, int cols, const float *x, fl
 __global__ void thread_z(int n, const float *x, float *y) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[threadIdx.z * n + i] = x[threadIdx.z * n + i];
+}
+
+// A bias added to each row: the row in blockIdx.y, the column in x.
+__global__ void row_bias(int cols, const float *x, const float *bias, float *y) {
+  int row = blockIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (col < cols) y[row * cols + col] = x[row * cols + col] + bias[col];
+}
+
+// Row sums of every head's matrix, one thread per row, the head in blockIdx.y.
+__global__ void head_rowsum(int rows, int cols, const float *x, float *y) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < rows) {
+    size_t base = ((size_t)blockIdx.y * rows + r) * cols;
+    float s = 0.0f;
+    for (int c = 0; c < cols; ++c)
+      s += x[base + c];
+    y[(size_t)blockIdx.y * rows + r] = s;
+  }
+}
+
+// With a global index in y, blockIdx.y alone is no batch index: refused.
+__global__ void y_not_batch(int n, const float *x, float *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int j = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i < n && j < n) y[j * n + i] = x[j * n + i] + (float)blockIdx.y;
 }
