@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The optimization benchmark, for a machine with an NVIDIA GPU.
 #
-# For every app in bench/optimize/{apps,extra,gridstride,atomics,allpairs,gathers,scans,unseen,helpers} (one naive kernel each) and for two
+# For every app in bench/optimize/{apps,extra,gridstride,atomics,allpairs,gathers,scans,unseen,helpers,batched} (one naive kernel each) and for two
 # knowledge bases (the shipped seed KB, and an "empty" KB made by
 # make_empty_kb.py), in a fresh KBCC_DIR each:
 #   build the app with kbcc -> run it (baseline) -> kbcc capture -- app
@@ -26,8 +26,8 @@ build=${KBCC_BUILD_DIR:-$root/build}
 kbcc=$build/bin/kbcc
 nvcc=${KBCC_NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 modes=${BENCH_MODES:-seed empty}
-# The app folders (summarize.py's GROUPS gives each one's table).
-groups=(apps extra gridstride atomics allpairs gathers scans unseen helpers)
+# The app folders, as summarize.py's GROUPS lists them with each one's table.
+read -r -a groups <<<"$(python3 "$here/summarize.py" --groups)"
 if [[ $# -gt 0 ]]; then apps=("$@"); else
   apps=()
   for d in "${groups[@]}"; do
@@ -67,7 +67,8 @@ opt_args+=("${extra_args[@]}")
 # value reads across the threads of a warp, scans/ running sums each
 # iteration reads, unseen/ kernels written after the
 # transforms and measured before any change made for them, helpers/ kernels
-# whose loops sit in __device__ helpers or while loops.
+# whose loops sit in __device__ helpers or while loops, batched/ kernels
+# whose row or head is blockIdx.y.
 source_of() {
   local d
   for d in "${groups[@]}"; do

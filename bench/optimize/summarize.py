@@ -7,6 +7,7 @@ app before and after `kbcc optimize`) and report.json (`kbcc report --json`:
 trajectories and variants of that KBCC_DIR).
 
 Usage: summarize.py OUT_DIR > table.md
+       summarize.py --groups  (the app folders, in table order)
 """
 import json
 import math
@@ -27,6 +28,7 @@ GROUPS = [
     ("scans", "Running sums each iteration reads"),
     ("unseen", "Kernels written after the transforms"),
     ("helpers", "Loops in __device__ helpers and while loops"),
+    ("batched", "Rows or heads in blockIdx.y"),
 ]
 
 
@@ -140,6 +142,9 @@ def print_table(title, rows, speedups):
 
 
 def main():
+    if sys.argv[1:] == ["--groups"]:  # the folders, for run.sh
+        print(" ".join(folder for folder, _ in GROUPS))
+        return
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     out = sys.argv[1]
