@@ -150,10 +150,11 @@ using Distinct = std::function<bool(const Expr *index)>;
 
 // Why the items of the loop whose body is `body` (item variables `items`)
 // are not independent; "" when they are.
-std::string dependence(const Stmt *body, const std::set<const VarDecl *> &items, const Distinct &distinct) {
+std::string dependence(const Stmt *body, const std::set<const VarDecl *> &items, const Distinct &distinct,
+                       const std::string &loop = "grid-stride loop") {
   std::string why;
   exits(body, false, false, [&](const Stmt *x) {
-    if (why.empty() && !isa<ContinueStmt>(x)) why = "a break, goto or return leaves the grid-stride loop";
+    if (why.empty() && !isa<ContinueStmt>(x)) why = "a break, goto or return leaves the " + loop;
   });
   if (!why.empty()) return why;
   // Locals and parameters the loop assigns.
@@ -170,9 +171,9 @@ std::string dependence(const Stmt *body, const std::set<const VarDecl *> &items,
   });
   for (const VarDecl *u : assigned) {
     if (inside.count(u)) continue;
-    if (isa<ParmVarDecl>(u)) return "the grid-stride loop assigns parameter '" + u->getName().str() + "'";
+    if (isa<ParmVarDecl>(u)) return "the " + loop + " assigns parameter '" + u->getName().str() + "'";
     if (!written_before_read(statements_of(body), u))
-      return "'" + u->getName().str() + "' carries a value from one item of the grid-stride loop to the next";
+      return "'" + u->getName().str() + "' carries a value from one item of the " + loop + " to the next";
   }
   // Local arrays it writes must be its own.
   walk(body, [&](const Stmt *x) {
@@ -180,7 +181,7 @@ std::string dependence(const Stmt *body, const std::set<const VarDecl *> &items,
     const auto *sub = b && b->isAssignmentOp() ? dyn_cast<ArraySubscriptExpr>(strip(b->getLHS())) : nullptr;
     const VarDecl *a = sub ? local_array(sub) : nullptr;
     if (why.empty() && a && !inside.count(a))
-      why = "'" + a->getName().str() + "' carries values from one item of the grid-stride loop to the next";
+      why = "'" + a->getName().str() + "' carries values from one item of the " + loop + " to the next";
   });
   if (!why.empty()) return why;
   // Arrays stored to: one index each, distinct between items.
@@ -191,7 +192,7 @@ std::string dependence(const Stmt *body, const std::set<const VarDecl *> &items,
     const auto *sub = dyn_cast<ArraySubscriptExpr>(target);
     const ParmVarDecl *root = sub ? root_parameter(sub->getBase()) : nullptr;
     if (!root || !distinct(sub->getIdx()))
-      why = "a store of the grid-stride loop is not at an index that differs between items";
+      why = "a store of the " + loop + " is not at an index that differs between items";
     else
       index.emplace(root, sub->getIdx());
   });
@@ -200,17 +201,17 @@ std::string dependence(const Stmt *body, const std::set<const VarDecl *> &items,
   walk(body, [&](const Stmt *x) {
     if (!why.empty()) return;
     if (const auto *u = dyn_cast<UnaryOperator>(x); u && u->getOpcode() == UO_Deref)
-      if (index.count(root_parameter(u->getSubExpr()))) why = "the grid-stride loop dereferences an array it stores to";
+      if (index.count(root_parameter(u->getSubExpr()))) why = "the " + loop + " dereferences an array it stores to";
     if (const auto *sub = dyn_cast<ArraySubscriptExpr>(x)) {
       auto it = index.find(root_parameter(sub->getBase()));
       if (it != index.end() && !same_expr(it->second, sub->getIdx(), ctx))
-        why = "the grid-stride loop reads '" + it->first->getName().str() +
+        why = "the " + loop + " reads '" + it->first->getName().str() +
               "', which it stores to, at another element than the item's";
     }
     if (const auto *call = dyn_cast<CallExpr>(x); call && call->getDirectCallee() &&
                                                   call->getDirectCallee()->hasBody() && writes_memory(call) &&
                                                   effects_in(call).atomic_calls.empty())
-      why = "the grid-stride loop calls a function that stores to memory";
+      why = "the " + loop + " calls a function that stores to memory";
   });
   return why;
 }
@@ -495,7 +496,8 @@ Expected<ItemsForm> fixed_block_form(const KernelAst &k, const CompoundStmt *bod
   visit(body);
   if (!why.empty()) return not_applicable(why);
   if (extent.empty())
-    return make_error("the kernel has no grid-stride loop, flattened 2-D index or constant block extent", "no-form");
+    return make_error(
+        "the kernel has no grid-stride or block-stride loop, flattened 2-D index or constant block extent", "no-form");
   auto text = e.apply(k.source());
   if (!text) return text.error();
   ItemsForm out;
@@ -541,10 +543,10 @@ Expected<ItemsForm> flat_grid_form(const KernelAst &k, const CompoundStmt *body)
 
 // Why a statement of `body` before `loop` keeps the form from applying: it
 // stores to memory (each item would do it again); "" when none does.
-std::string stores_before(const CompoundStmt *body, const Stmt *loop) {
+std::string stores_before(const CompoundStmt *body, const Stmt *loop, const std::string &kind = "grid-stride loop") {
   for (const Stmt *s : body->body()) {
     if (s == loop) break;
-    if (writes_memory(s)) return "a statement before the grid-stride loop stores to memory";
+    if (writes_memory(s)) return "a statement before the " + kind + " stores to memory";
   }
   return "";
 }
@@ -704,6 +706,99 @@ Expected<ItemsForm> nest_form(const KernelAst &k, const CompoundStmt *body, cons
   return out;
 }
 
+// Whether `e` is builtin `var` of x, through parentheses and casts.
+bool is_x(const Expr *e, Builtin::Var var) {
+  auto b = as_builtin(strip(e));
+  return b && b->var == var && b->dim == 0;
+}
+
+// The body's last statement as a block-stride loop, `for (T c = threadIdx.x;
+// c < N; c += blockDim.x) BODY` (or `c = c + blockDim.x`), or nullopt.
+std::optional<Loop> find_block_stride_loop(const CompoundStmt *body) {
+  auto list = statements_but(body, nullptr);
+  const auto *f = list.empty() ? nullptr : dyn_cast<ForStmt>(list.back());
+  const auto *d = f ? dyn_cast_or_null<DeclStmt>(f->getInit()) : nullptr;
+  const auto *v = d && d->isSingleDecl() ? dyn_cast<VarDecl>(d->getSingleDecl()) : nullptr;
+  if (!v || !v->getInit() || !is_x(v->getInit(), Builtin::ThreadIdx) || !f->getInc()) return std::nullopt;
+  const Expr *inc = f->getInc()->IgnoreParens(), *step = nullptr;
+  if (const auto *c = dyn_cast<CompoundAssignOperator>(inc);
+      c && c->getOpcode() == BO_AddAssign && names(c->getLHS(), v))
+    step = c->getRHS();
+  if (const auto *a = dyn_cast<BinaryOperator>(inc); a && a->getOpcode() == BO_Assign && names(a->getLHS(), v))
+    if (const auto *sum = dyn_cast<BinaryOperator>(strip(a->getRHS())); sum && sum->getOpcode() == BO_Add)
+      step = names(sum->getLHS(), v) ? sum->getRHS() : names(sum->getRHS(), v) ? sum->getLHS() : nullptr;
+  if (!step || !is_x(step, Builtin::BlockDim)) return std::nullopt;
+  Loop l;
+  l.loop = f;
+  l.item = v;
+  l.start = v->getInit();
+  l.bound = less_than_bound(f->getCond(), v);
+  l.body = f->getBody();
+  l.step = f->getInc();
+  return l.bound ? std::optional<Loop>(l) : std::nullopt;
+}
+
+// The form of a kernel whose block shares its work by a block-stride loop
+// (find_block_stride_loop), each block a problem of its own (a row at
+// blockIdx.x): `c = blockIdx.x * blockDim.x + threadIdx.x; if (c < N) BODY`
+// with the block's problem at blockIdx.y, launched with ceil(N / block.x) x
+// grid.x blocks, computes the same when the loop's items are independent
+// (as for a grid-stride loop), nothing before the loop stores to memory, N
+// is an expression of integer parameters, and threadIdx.x and blockDim.x
+// are read only in the loop's header, the grid and block being 1-D.
+// "no-form" without such a loop.
+Expected<ItemsForm> block_stride_form(const KernelAst &k, const CompoundStmt *body) {
+  auto loop = find_block_stride_loop(body);
+  if (!loop) return make_error("the kernel has no block-stride loop", "no-form");
+  const auto *f = cast<ForStmt>(loop->loop);
+  const VarDecl *v = loop->item;
+  if (assigned_in_items(*loop, v)) return not_applicable("the block-stride loop assigns its item variable");
+  Effects fx = effects_of(k.kernel());
+  if (fx.barrier || fx.warp_ops || fx.shared_memory)
+    return not_applicable("the kernel synchronizes threads, uses warp-level operations or shared memory");
+  auto sp = spans_of(k, *loop);
+  if (!sp) return sp.error();
+  for (const Builtin &b : index_uses(body).other) {
+    size_t at = k.offset(b.expr->getBeginLoc());
+    bool header = at != std::string::npos && at >= sp->loop && at < sp->body;
+    if (b.dim != 0 || ((b.var == Builtin::ThreadIdx || b.var == Builtin::BlockDim) && !header))
+      return not_applicable("the kernel reads threadIdx or blockDim outside the block-stride loop's header, or a "
+                            "builtin of y or z");
+  }
+  auto distinct = [&](const Expr *index) { return injective_in(index, v); };
+  std::string why = dependence(loop->body, {v}, distinct, "block-stride loop");
+  if (why.empty()) why = stores_before(body, f, "block-stride loop");
+  if (why.empty()) why = clash(k, body, v);
+  if (!why.empty()) return not_applicable(why);
+  auto n = as_mapping_expr(loop->bound);
+  if (!n) return not_applicable("the block-stride loop's bound is not an expression of integer parameters");
+  auto cond = condition_text(k, *loop);
+  if (!cond) return cond.error();
+  const std::string &src = k.source();
+  size_t ib = 0, ix = 0, sb = 0, sx = 0;
+  if (!k.span(f->getInit()->getSourceRange(), ib, ix) || !k.span(loop->start->getSourceRange(), sb, sx))
+    return not_applicable("the block-stride loop is written in a macro");
+  Edits e;
+  std::string init = src.substr(ib, sb - ib) + "(blockIdx.x * blockDim.x + threadIdx.x)" + src.substr(sx, ix - sx);
+  bool braced = isa<CompoundStmt>(loop->body);
+  e.replace(sp->loop, sp->body, init + " if (" + *cond + ") " + (braced ? "" : "{ "));
+  if (!braced) e.insert(sp->end, " }");
+  if (Status ok = continues_return(k, loop->body, e); !ok) return ok.error();
+  for (const Builtin &b : index_uses(body).other) { // the block's problem moves to y
+    if (b.var != Builtin::BlockIdx && b.var != Builtin::GridDim) continue;
+    size_t bb = 0, bx = 0;
+    if (!k.span(b.expr->getSourceRange(), bb, bx)) return not_applicable("blockIdx.x is written in a macro");
+    e.replace(bb, bx, b.var == Builtin::BlockIdx ? "blockIdx.y" : "gridDim.y");
+  }
+  auto text = e.apply(src);
+  if (!text) return text.error();
+  ItemsForm out;
+  out.source = *text;
+  out.launch.grid = {"ceil_div(" + *n + ", block.x)", "grid.x", "1"};
+  out.launch.preconditions = {"grid.y == 1", "block.y == 1", "grid.z == 1", "block.z == 1"};
+  return out;
+}
+
 } // namespace
 
 Expected<ItemsForm> items_form(const KernelAst &k) {
@@ -711,7 +806,10 @@ Expected<ItemsForm> items_form(const KernelAst &k) {
   if (!body) return make_error("the kernel has no body", "no-form");
   if (auto nest = find_nest(body)) return nest_form(k, body, *nest);
   auto loop = find_loop(body);
-  if (!loop) return flat_grid_form(k, body);
+  if (!loop) {
+    auto strided = block_stride_form(k, body);
+    return strided || strided.error().code != "no-form" ? strided : flat_grid_form(k, body);
+  }
   const VarDecl *v = loop->item;
   const auto *f = dyn_cast<ForStmt>(loop->loop);
   if (assigned_in_items(*loop, v)) return not_applicable("the grid-stride loop assigns its item variable");

@@ -1,4 +1,4 @@
-// Thread-per-item forms of kernels written in two common ways the
+// Thread-per-item forms of kernels written in common ways the
 // structural transforms (transform/index_space.h) do not read, with the
 // launch that makes each compute what the original did. A transform written
 // for one item per thread then applies to such a kernel through its form,
@@ -32,6 +32,16 @@
 // the same under the conditions above for both variables, a store's index
 // being `major * S + minor + C` with the minor variable's bound at most S.
 //
+// Block-stride loops. A kernel whose last statement is
+//   for (T c = threadIdx.x; c < N; c += blockDim.x) BODY
+// (a block per row, its threads striding the row) computes BODY once for
+// each (block, c): `c = <global index in x>; if (c < N) BODY`, with every
+// other blockIdx.x written blockIdx.y (gridDim.x: gridDim.y) and launched
+// with ceil(N / block.x) x grid.x blocks, computes the same under the
+// grid-stride conditions, when threadIdx.x and blockDim.x are read only in
+// the loop's header, no builtin of y or z is read, and the kernel has no
+// barrier, warp-level operation or shared memory.
+//
 // Flattened 2-D grids. A kernel whose index is
 //   (blockIdx.x + blockIdx.y * gridDim.x) * blockDim.x + threadIdx.x
 // (a 1-D index over a grid made 2-D only to hold more blocks) computes the
@@ -59,8 +69,9 @@ struct ItemsForm {
 };
 
 // The thread-per-item form of `k`. Errors: "no-form" when the kernel has
-// neither a grid-stride loop over x (or a nest over x and y) as its last
-// statement, a flattened 2-D index nor a constant block extent; "not-applicable" with the reason
+// neither a grid-stride loop over x (or a nest over x and y) nor a
+// block-stride loop as its last statement, a flattened 2-D index nor a
+// constant block extent; "not-applicable" with the reason
 // when it has one but its form would compute something else (or it is
 // written in a macro).
 Expected<ItemsForm> items_form(const KernelAst &k);

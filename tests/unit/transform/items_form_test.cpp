@@ -113,10 +113,10 @@ TEST(GridStride, ItemsThatDependOnEachOtherAreRefused) {
                     "* gridDim.x; continue; } y[i] = x[i]; i += blockDim.x * gridDim.x; }"),
             "not-applicable: the grid-stride loop assigns its item variable");
   // What is not a grid-stride loop is said so, with its own code.
-  EXPECT_EQ(refused("int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = x[i];"),
-            "no-form: the kernel has no grid-stride loop, flattened 2-D index or constant block extent");
-  EXPECT_EQ(refused("for (int i = threadIdx.x; i < n; i += blockDim.x) y[i] = x[i];"),
-            "no-form: the kernel has no grid-stride loop, flattened 2-D index or constant block extent");
+  const char *none = "no-form: the kernel has no grid-stride or block-stride loop, flattened 2-D index or constant "
+                     "block extent";
+  EXPECT_EQ(refused("int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = x[i];"), none);
+  EXPECT_EQ(refused("for (int i = threadIdx.x; i < n; i += gridDim.x) y[i] = x[i];"), none);
 }
 
 TEST(GridStride, WhatTheItemsMayShare) {
@@ -332,4 +332,60 @@ TEST(FixedBlock, AConstantExtentIsTheBlocksUnderAPrecondition) {
   EXPECT_EQ(form_of(kernel("int i = blockIdx.y * 64 + threadIdx.x; if (i < n) y[i] = x[i];")).rfind("no-form", 0), 0u);
   EXPECT_EQ(form_of(kernel("int i = blockIdx.x * 2048 + threadIdx.x; if (i < n) y[i] = x[i];")).rfind("no-form", 0),
             0u);
+}
+
+// A block per row, its threads striding the row by blockDim.x: the row
+// moves to blockIdx.y and each element gets a thread of its own.
+TEST(BlockStride, TheRowMovesToYAndEachElementGetsAThread) {
+  kbcc::launch::LaunchMapping m;
+  std::string s =
+      form_of(kernel("int row = blockIdx.x;\n"
+                     "for (int c = threadIdx.x; c < n; c += blockDim.x) y[row * n + c] = a * x[row * n + c];"),
+              &m);
+  EXPECT_NE(s.find("int row = blockIdx.y;"), std::string::npos) << s;
+  EXPECT_NE(
+      s.find("int c = (blockIdx.x * blockDim.x + threadIdx.x); if (c < n) { y[row * n + c] = a * x[row * n + c]; }"),
+      std::string::npos)
+      << s;
+  EXPECT_EQ(m.grid, (std::array<std::string, 3>{"ceil_div(n, block.x)", "grid.x", "1"}));
+  EXPECT_EQ(m.preconditions, (std::vector<std::string>{"grid.y == 1", "block.y == 1", "grid.z == 1", "block.z == 1"}));
+  // `c = c + blockDim.x` and gridDim.x read in the body are the same loop.
+  s = form_of(kernel("for (int c = threadIdx.x; c < n; c = c + blockDim.x) y[blockIdx.x * n + c] = gridDim.x;"));
+  EXPECT_NE(s.find("y[blockIdx.y * n + c] = gridDim.y;"), std::string::npos) << s;
+  // What the form cannot keep.
+  const std::pair<const char *, const char *> refused[] = {
+      {"int t = threadIdx.x; for (int c = threadIdx.x; c < n; c += blockDim.x) y[c] = t;",
+       "reads threadIdx or blockDim outside the block-stride loop's header"},
+      {"for (int c = threadIdx.x; c < n; c += blockDim.x) y[c + blockIdx.y] = 0;", "a builtin of y or z"},
+      {"y[0] = 1; for (int c = threadIdx.x; c < n; c += blockDim.x) y[c + 1] = 0;", "before the block-stride loop"},
+      {"for (int c = threadIdx.x; c < n; c += blockDim.x) y[c] = y[c + 1];", "the block-stride loop reads"},
+      {"float s = 0; for (int c = threadIdx.x; c < n; c += blockDim.x) s += x[c];", "carries a value"},
+      {"for (int c = threadIdx.x; c < h[0]; c += blockDim.x) y[c] = 0;", "not an expression of integer parameters"},
+      {"__shared__ float t[32]; for (int c = threadIdx.x; c < n; c += blockDim.x) y[c] = t[c % 32];", "shared memory"},
+  };
+  for (const auto &[body, why] : refused) {
+    std::string r = form_of(kernel(body));
+    EXPECT_EQ(r.rfind("not-applicable", 0), 0u) << body << ": " << r;
+    EXPECT_NE(r.find(why), std::string::npos) << body << ": " << r;
+  }
+  // Not a block-stride loop: a start other than threadIdx.x, or a loop that is not last.
+  EXPECT_EQ(form_of(kernel("for (int c = threadIdx.x + 1; c < n; c += blockDim.x) y[c] = 0;")).rfind("no-form", 0), 0u);
+  EXPECT_EQ(
+      form_of(kernel("for (int c = threadIdx.x; c < n; c += blockDim.x) y[c] = 0;\ny[n] = 0;")).rfind("no-form", 0),
+      0u);
+}
+
+// block_size reaches a block-per-row kernel through the form.
+TEST(BlockStride, PerItemTransformsRunOnTheForm) {
+  KernelAst k =
+      parsed(kernel("int row = blockIdx.x;\n"
+                    "for (int c = threadIdx.x; c < n; c += blockDim.x) y[row * n + c] = a * x[row * n + c];"));
+  Input in;
+  in.ast = &k;
+  in.source = k.source();
+  auto out = offered(*find_transform("block_size"), in, {{"block", "128"}});
+  ASSERT_TRUE(out) << out.error().message;
+  ASSERT_TRUE(out->launch);
+  EXPECT_EQ(out->launch->grid[0], "ceil_div(ceil_div(n, block.x) * block.x, 128)");
+  EXPECT_EQ(out->launch->grid[1], "grid.x");
 }
