@@ -1,9 +1,11 @@
-// Runs kernel WHICH of transform/Inputs/batch.cu as written and as rewritten
-// (VARIANT, launched as its mapping says: DX original threads per block in
-// x, blocks of BX threads, grid.y kept) and prints "<kernel> same" when the
-// outputs agree: bitwise for the row bias, within the bound of reordered
-// sums for the head row sums (TOL).
-//   0 row_bias (the row in blockIdx.y), 1 head_rowsum (the head in blockIdx.y)
+// Runs kernel WHICH of ORIGINAL as written and as rewritten (VARIANT,
+// launched as its mapping says: DX threads of the original (or of its
+// form) per block in x, blocks of BX threads) and prints "<kernel> same"
+// when the outputs agree within TOL (0: bitwise).
+//   transform/Inputs/batch.cu, grid.y kept: 0 row_bias (the row in
+//   blockIdx.y), 1 head_rowsum (the head in blockIdx.y);
+//   transform/Inputs/blockstride.cu: 2 scale_rows (a block per row, its
+//   form's grid ceil(cols / 128) x rows).
 #include "twin.h"
 
 namespace {
@@ -31,6 +33,15 @@ int main() {
   const dim3 grid(blocks(cols, 128), rows);
   orig::row_bias<<<grid, 128>>>(cols, x, b, y0);
   var::row_bias<<<dim3(blocks(grid.x * 128, DX), grid.y), BX>>>(cols, x, b, y1);
+  ok = same(name, download(y0, (size_t)rows * cols), download(y1, (size_t)rows * cols), TOL);
+#elif WHICH == 2
+  name = "scale_rows";
+  const int rows = 37, cols = 1001;
+  float *x = upload(values((size_t)rows * cols)), *f = upload(values(rows));
+  float *y0 = upload(std::vector<float>((size_t)rows * cols, -7)),
+        *y1 = upload(std::vector<float>((size_t)rows * cols, -7));
+  orig::scale_rows<<<rows, 128>>>(cols, x, f, y0);
+  var::scale_rows<<<dim3(blocks(blocks(cols, 128) * 128, DX), rows), BX>>>(cols, x, f, y1);
   ok = same(name, download(y0, (size_t)rows * cols), download(y1, (size_t)rows * cols), TOL);
 #else
   name = "head_rowsum";
