@@ -68,7 +68,7 @@ opt_args+=("${extra_args[@]}")
 # iteration reads, unseen/ kernels written after the
 # transforms and measured before any change made for them, helpers/ kernels
 # whose loops sit in __device__ helpers or while loops, batched/ kernels
-# whose row or head is blockIdx.y.
+# whose row or head is a block index.
 source_of() {
   local d
   for d in "${groups[@]}"; do

@@ -28,7 +28,7 @@ GROUPS = [
     ("scans", "Running sums each iteration reads"),
     ("unseen", "Kernels written after the transforms"),
     ("helpers", "Loops in __device__ helpers and while loops"),
-    ("batched", "Rows or heads in blockIdx.y"),
+    ("batched", "Rows or heads in a block index"),
 ]
 
 
