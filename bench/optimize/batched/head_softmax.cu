@@ -38,5 +38,5 @@ int main(int argc, char **argv) {
       want[row * cols + j] = std::exp(in[j] - m) / s;
   }
   bool ok = bench::all_close(bench::to_host(dy, n), want, 1e-4, 1e-7);
-  return bench::report("head_softmax", ok, ms, 5.0 * n, 12.0 * n);
+  return bench::report("head_softmax", ok, ms, 5.0 * n, 8.0 * n);
 }
