@@ -744,9 +744,9 @@ std::optional<Loop> find_block_stride_loop(const CompoundStmt *body) {
 // with the block's problem at blockIdx.y, launched with ceil(N / block.x) x
 // grid.x blocks, computes the same when the loop's items are independent
 // (as for a grid-stride loop), nothing before the loop stores to memory, N
-// is an expression of integer parameters, and threadIdx.x and blockDim.x
-// are read only in the loop's header, the grid and block being 1-D.
-// "no-form" without such a loop.
+// is an expression of integer parameters, threadIdx.x and blockDim.x are
+// read only in the loop's header (no global index either), and the grid and
+// block are 1-D. "no-form" without such a loop.
 Expected<ItemsForm> block_stride_form(const KernelAst &k, const CompoundStmt *body) {
   auto loop = find_block_stride_loop(body);
   if (!loop) return make_error("the kernel has no block-stride loop", "no-form");
@@ -758,7 +758,9 @@ Expected<ItemsForm> block_stride_form(const KernelAst &k, const CompoundStmt *bo
     return not_applicable("the kernel synchronizes threads, uses warp-level operations or shared memory");
   auto sp = spans_of(k, *loop);
   if (!sp) return sp.error();
-  for (const Builtin &b : index_uses(body).other) {
+  IndexUses uses = index_uses(body);
+  if (!uses.global.empty()) return not_applicable("the kernel has a global index besides its block-stride loop");
+  for (const Builtin &b : uses.other) {
     size_t at = k.offset(b.expr->getBeginLoc());
     bool header = at != std::string::npos && at >= sp->loop && at < sp->body;
     if (b.dim != 0 || ((b.var == Builtin::ThreadIdx || b.var == Builtin::BlockDim) && !header))
@@ -784,7 +786,7 @@ Expected<ItemsForm> block_stride_form(const KernelAst &k, const CompoundStmt *bo
   e.replace(sp->loop, sp->body, init + " if (" + *cond + ") " + (braced ? "" : "{ "));
   if (!braced) e.insert(sp->end, " }");
   if (Status ok = continues_return(k, loop->body, e); !ok) return ok.error();
-  for (const Builtin &b : index_uses(body).other) { // the block's problem moves to y
+  for (const Builtin &b : uses.other) { // the block's problem moves to y
     if (b.var != Builtin::BlockIdx && b.var != Builtin::GridDim) continue;
     size_t bb = 0, bx = 0;
     if (!k.span(b.expr->getSourceRange(), bb, bx)) return not_applicable("blockIdx.x is written in a macro");

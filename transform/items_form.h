@@ -39,8 +39,8 @@
 // other blockIdx.x written blockIdx.y (gridDim.x: gridDim.y) and launched
 // with ceil(N / block.x) x grid.x blocks, computes the same under the
 // grid-stride conditions, when threadIdx.x and blockDim.x are read only in
-// the loop's header, no builtin of y or z is read, and the kernel has no
-// barrier, warp-level operation or shared memory.
+// the loop's header (no global index either), no builtin of y or z is read,
+// and the kernel has no barrier, warp-level operation or shared memory.
 //
 // Flattened 2-D grids. A kernel whose index is
 //   (blockIdx.x + blockIdx.y * gridDim.x) * blockDim.x + threadIdx.x

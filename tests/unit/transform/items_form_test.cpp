@@ -357,6 +357,8 @@ TEST(BlockStride, TheRowMovesToYAndEachElementGetsAThread) {
       {"int t = threadIdx.x; for (int c = threadIdx.x; c < n; c += blockDim.x) y[c] = t;",
        "reads threadIdx or blockDim outside the block-stride loop's header"},
       {"for (int c = threadIdx.x; c < n; c += blockDim.x) y[c + blockIdx.y] = 0;", "a builtin of y or z"},
+      {"int g = blockIdx.x * blockDim.x + threadIdx.x;\nfor (int c = threadIdx.x; c < n; c += blockDim.x) y[c] = g;",
+       "a global index besides its block-stride loop"},
       {"y[0] = 1; for (int c = threadIdx.x; c < n; c += blockDim.x) y[c + 1] = 0;", "before the block-stride loop"},
       {"for (int c = threadIdx.x; c < n; c += blockDim.x) y[c] = y[c + 1];", "the block-stride loop reads"},
       {"float s = 0; for (int c = threadIdx.x; c < n; c += blockDim.x) s += x[c];", "carries a value"},
