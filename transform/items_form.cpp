@@ -706,6 +706,19 @@ Expected<ItemsForm> nest_form(const KernelAst &k, const CompoundStmt *body, cons
   return out;
 }
 
+// The form `e` makes of the definition `src`, one item per thread of a 1-D
+// launch: ceil(n / block.x) blocks in x and `grid_y` in y, the original's
+// grid and block 1-D.
+Expected<ItemsForm> row_form(const std::string &src, const Edits &e, const std::string &n, const std::string &grid_y) {
+  auto text = e.apply(src);
+  if (!text) return text.error();
+  ItemsForm out;
+  out.source = *text;
+  out.launch.grid = {"ceil_div(" + n + ", block.x)", grid_y, "1"};
+  out.launch.preconditions = {"grid.y == 1", "block.y == 1", "grid.z == 1", "block.z == 1"};
+  return out;
+}
+
 // Whether `e` is builtin `var` of x, through parentheses and casts.
 bool is_x(const Expr *e, Builtin::Var var) {
   auto b = as_builtin(strip(e));
@@ -792,13 +805,7 @@ Expected<ItemsForm> block_stride_form(const KernelAst &k, const CompoundStmt *bo
     if (!k.span(b.expr->getSourceRange(), bb, bx)) return not_applicable("blockIdx.x is written in a macro");
     e.replace(bb, bx, b.var == Builtin::BlockIdx ? "blockIdx.y" : "gridDim.y");
   }
-  auto text = e.apply(src);
-  if (!text) return text.error();
-  ItemsForm out;
-  out.source = *text;
-  out.launch.grid = {"ceil_div(" + *n + ", block.x)", "grid.x", "1"};
-  out.launch.preconditions = {"grid.y == 1", "block.y == 1", "grid.z == 1", "block.z == 1"};
-  return out;
+  return row_form(src, e, *n, "grid.x");
 }
 
 } // namespace
@@ -860,13 +867,7 @@ Expected<ItemsForm> items_form(const KernelAst &k) {
     e.replace(sb, sx, "");
   }
   drop_stride_locals(k, body, *loop, e);
-  auto text = e.apply(src);
-  if (!text) return text.error();
-  ItemsForm out;
-  out.source = *text;
-  out.launch.grid = {"ceil_div(" + *n + ", block.x)", "1", "1"};
-  out.launch.preconditions = {"grid.y == 1", "block.y == 1", "grid.z == 1", "block.z == 1"};
-  return out;
+  return row_form(src, e, *n, "1");
 }
 
 } // namespace kbcc::transform
