@@ -47,18 +47,22 @@ bool is_start(const Expr *e, int dim) {
   return g && g->dim == dim;
 }
 
-// Whether `e` is `v += stride` or `v = v + stride` (either order), the
-// stride of dimension `dim`.
-bool is_step(const Expr *e, const VarDecl *v, int dim) {
+// Whether `e` is `v += s` or `v = v + s` (either order) with `stride(s)`.
+bool steps_by(const Expr *e, const VarDecl *v, const std::function<bool(const Expr *)> &stride) {
   e = e ? e->IgnoreParens() : nullptr;
   if (const auto *c = dyn_cast_or_null<CompoundAssignOperator>(e))
-    return c->getOpcode() == BO_AddAssign && names(c->getLHS(), v) && is_stride(c->getRHS(), dim);
+    return c->getOpcode() == BO_AddAssign && names(c->getLHS(), v) && stride(c->getRHS());
   const auto *b = dyn_cast_or_null<BinaryOperator>(e);
   if (!b || b->getOpcode() != BO_Assign || !names(b->getLHS(), v)) return false;
   const auto *sum = dyn_cast<BinaryOperator>(strip(b->getRHS()));
   return sum && sum->getOpcode() == BO_Add &&
-         ((names(sum->getLHS(), v) && is_stride(sum->getRHS(), dim)) ||
-          (names(sum->getRHS(), v) && is_stride(sum->getLHS(), dim)));
+         ((names(sum->getLHS(), v) && stride(sum->getRHS())) || (names(sum->getRHS(), v) && stride(sum->getLHS())));
+}
+
+// Whether `e` is `v += stride` or `v = v + stride` (either order), the
+// grid stride of dimension `dim`.
+bool is_step(const Expr *e, const VarDecl *v, int dim) {
+  return steps_by(e, v, [dim](const Expr *s) { return is_stride(s, dim); });
 }
 
 // Calls `fn` on every break/continue/return/goto under `s` that leaves the
@@ -732,15 +736,9 @@ std::optional<Loop> find_block_stride_loop(const CompoundStmt *body) {
   const auto *f = list.empty() ? nullptr : dyn_cast<ForStmt>(list.back());
   const auto *d = f ? dyn_cast_or_null<DeclStmt>(f->getInit()) : nullptr;
   const auto *v = d && d->isSingleDecl() ? dyn_cast<VarDecl>(d->getSingleDecl()) : nullptr;
-  if (!v || !v->getInit() || !is_x(v->getInit(), Builtin::ThreadIdx) || !f->getInc()) return std::nullopt;
-  const Expr *inc = f->getInc()->IgnoreParens(), *step = nullptr;
-  if (const auto *c = dyn_cast<CompoundAssignOperator>(inc);
-      c && c->getOpcode() == BO_AddAssign && names(c->getLHS(), v))
-    step = c->getRHS();
-  if (const auto *a = dyn_cast<BinaryOperator>(inc); a && a->getOpcode() == BO_Assign && names(a->getLHS(), v))
-    if (const auto *sum = dyn_cast<BinaryOperator>(strip(a->getRHS())); sum && sum->getOpcode() == BO_Add)
-      step = names(sum->getLHS(), v) ? sum->getRHS() : names(sum->getRHS(), v) ? sum->getLHS() : nullptr;
-  if (!step || !is_x(step, Builtin::BlockDim)) return std::nullopt;
+  if (!v || !v->getInit() || !is_x(v->getInit(), Builtin::ThreadIdx) ||
+      !steps_by(f->getInc(), v, [](const Expr *s) { return is_x(s, Builtin::BlockDim); }))
+    return std::nullopt;
   Loop l;
   l.loop = f;
   l.item = v;
