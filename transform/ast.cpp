@@ -3,6 +3,7 @@
 #include "tooling/shims.h"
 #include "tooling/source_range.h"
 #include "transform/edits.h"
+#include "transform/specialize.h"
 
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/Diagnostic.h"
@@ -32,7 +33,10 @@ public:
     if (found || !fd->hasAttr<CUDAGlobalAttr>() || !fd->doesThisDeclarationHaveABody()) return true;
     if (fd->isTemplated() || fd->isTemplateInstantiation()) return true;
     if (!fd->getASTContext().getSourceManager().isInMainFile(fd->getLocation())) return true;
-    if (name_.empty() || fd->getName() == name_) found = fd;
+    bool specialization = fd->getTemplateSpecializationKind() == TSK_ExplicitSpecialization;
+    if (is_instance_name(name_) ? specialization && instance_name(fd) == name_
+                                : !specialization && (name_.empty() || fd->getName() == name_))
+      found = fd;
     return true;
   }
   const FunctionDecl *found = nullptr;
@@ -95,8 +99,7 @@ size_t statement_end(const KernelAst &k, const Stmt *s) {
   return isa<DeclStmt>(s) ? end : past_semicolon(k.source(), end);
 }
 
-Expected<KernelAst> parse_kernel(const tooling::ParseRequest &request, const std::string &text,
-                                 const std::string &kernel) {
+Expected<std::unique_ptr<ASTUnit>> parse_unit(const tooling::ParseRequest &request, const std::string &text) {
   auto shims = tooling::ensure_shims(request.shim_dir, request.cuda_root);
   if (!shims) return shims.error();
   std::vector<std::string> args = tooling::clang_arguments(request, *shims);
@@ -108,12 +111,21 @@ Expected<KernelAst> parse_kernel(const tooling::ParseRequest &request, const std
       clang::tooling::getClangStripDependencyFileAdjuster(), clang::tooling::FileContentMappings(), &diagnostics);
   if (!unit || diagnostics.fatal)
     return make_error(request.source + ": clang could not parse the unit for the transform", "parse-fatal");
+  return unit;
+}
+
+Expected<KernelAst> parse_kernel(const tooling::ParseRequest &request, const std::string &text,
+                                 const std::string &kernel) {
+  auto parsed = parse_unit(request, text);
+  if (!parsed) return parsed.error();
+  std::unique_ptr<ASTUnit> unit = std::move(*parsed);
   KernelByName finder(kernel);
   finder.TraverseDecl(unit->getASTContext().getTranslationUnitDecl());
   if (!finder.found)
-    return make_error("no non-template kernel " + (kernel.empty() ? std::string("") : "'" + kernel + "' ") +
-                          "is defined in " + request.source,
-                      "not-applicable");
+    return make_error(
+        std::string(is_instance_name(kernel) ? "no specialization of a kernel template " : "no non-template kernel ") +
+            (kernel.empty() ? std::string("") : "'" + kernel + "' ") + "is defined in " + request.source,
+        "not-applicable");
   KernelAst k;
   k.unit_ = std::move(unit);
   k.kernel_ = finder.found;
@@ -141,7 +153,7 @@ std::string KernelAst::parse_key() const {
 Expected<KernelAst> KernelAst::reparsed(const std::string &definition) const {
   std::string text = unit_text_;
   text.replace(begin_, source_.size(), definition);
-  return parse_kernel(request_, text, kernel_->getName().str());
+  return parse_kernel(request_, text, instance_name(kernel_));
 }
 
 } // namespace kbcc::transform

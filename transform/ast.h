@@ -68,10 +68,15 @@ size_t statement_begin(const KernelAst &k, const clang::Stmt *s);
 // macro invocation that ends it); npos when it ends inside a macro.
 size_t statement_end(const KernelAst &k, const clang::Stmt *s);
 
+// Parses `text` (the unit at request.source) as `request` says, on the
+// device side. Errors: no shims, or clang stopped at a fatal error.
+Expected<std::unique_ptr<clang::ASTUnit>> parse_unit(const tooling::ParseRequest &request, const std::string &text);
+
 // Parses `text` (the unit at request.source) as `request` says and finds the
 // definition of the non-template kernel named `kernel` (unqualified; the first
-// kernel when empty). Errors: the unit does not parse (fatal error), no such
-// kernel, or its definition is not written in the unit.
+// kernel when empty), or of the explicit specialization `kernel` names when
+// it has template arguments ("k<float>", transform/specialize.h). Errors: the unit does not parse (fatal error), no
+// such kernel, or its definition is not written in the unit.
 Expected<KernelAst> parse_kernel(const tooling::ParseRequest &request, const std::string &text,
                                  const std::string &kernel);
 

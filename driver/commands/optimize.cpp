@@ -6,6 +6,7 @@
 #include "support/config.h"
 #include "support/fs.h"
 #include "support/log.h"
+#include "transform/specialize.h"
 #include "transform/transform.h"
 
 #include <iostream>
@@ -129,6 +130,14 @@ int show_transform(const TransformRequest &r) {
   pr.source = r.file;
   pr.arch = r.arch;
   pr.flags = r.flags;
+  if (transform::is_instance_name(r.kernel)) { // the instance as a specialization after its template
+    auto spec = transform::specialize_kernel(pr, *text, r.kernel);
+    if (!spec) {
+      std::cerr << "kbcc optimize: " << r.file << ": " << spec.error().message << "\n";
+      return 1;
+    }
+    text->insert(spec->template_end, "\n" + spec->text);
+  }
   auto ast = transform::parse_kernel(pr, *text, r.kernel);
   if (!ast) {
     const std::string &why = ast.error().message; // most name the file already
