@@ -83,6 +83,9 @@ struct LaunchUse {
   SourceLocation edit[2]; // first and last+1 character of the replaced callee text
   SourceLocation close;   // ">>>" of <<<>>> launches
   bool in_device_code = false;
+  // Launches a template's instance from an instance of another template:
+  // the site's text may launch other instances in other instantiations.
+  bool instance_in_template = false;
 };
 
 // Finds kernel definitions (each template instantiation separately) and launch sites.
@@ -157,7 +160,18 @@ private:
     use.in_device_code = f && (f->hasAttr<CUDADeviceAttr>() || f->hasAttr<CUDAGlobalAttr>());
     return use;
   }
-  void add_launch(const FunctionDecl *k, const LaunchUse &use) { launches[k->getCanonicalDecl()].push_back(use); }
+  void add_launch(const FunctionDecl *k, LaunchUse use) {
+    const FunctionDecl *f = functions_.empty() ? nullptr : functions_.back();
+    use.instance_in_template = k->isTemplateInstantiation() && f && in_template_instance(f);
+    launches[k->getCanonicalDecl()].push_back(use);
+  }
+  // `f` is instantiated from a template, or lies in something that is.
+  static bool in_template_instance(const FunctionDecl *f) {
+    if (f->getTemplateInstantiationPattern()) return true;
+    for (const DeclContext *dc = f->getDeclContext(); dc; dc = dc->getParent())
+      if (const auto *rd = dyn_cast<CXXRecordDecl>(dc); rd && rd->getTemplateInstantiationPattern()) return true;
+    return false;
+  }
   const SourceManager &sm_;
   std::set<const FunctionDecl *> seen_;
   std::vector<const FunctionDecl *> functions_;
@@ -242,6 +256,10 @@ void locate_edits(LaunchSite &s, const LaunchUse &use, const SourceManager &sm) 
     s.not_rewritable = "launch-in-device-code";
     return;
   }
+  if (use.instance_in_template) {
+    s.not_rewritable = "launch-in-template";
+    return;
+  }
   auto begin = main_file_offset(use.edit[0], sm), end = main_file_offset(use.edit[1], sm);
   auto close = main_file_offset(use.close, sm);
   bool chevron = s.form == kLaunchChevron;
@@ -274,15 +292,19 @@ std::vector<LaunchSite> launch_sites(const std::vector<LaunchUse> &uses, const S
 
 // Why the launches of `fd` cannot go through a host adapter; empty if they can.
 std::string adapter_refusal(const FunctionDecl *fd) {
-  if (fd->isTemplateInstantiation() || fd->getDescribedFunctionTemplate()) return "template-kernel";
+  if (fd->getDescribedFunctionTemplate()) return "template-kernel"; // a pattern: its instances may have one
+  const FunctionTemplateDecl *tmpl = fd->getPrimaryTemplate();
+  if (fd->isTemplateInstantiation() && (!tmpl || tmpl->getTemplatedDecl()->isVariadic())) return "template-kernel";
   if (fd->isVariadic()) return "variadic-kernel";
   for (const ParmVarDecl *p : fd->parameters())
     if (p->hasDefaultArg()) return "default-arguments";
   const DeclContext *dc = fd->getDeclContext()->getRedeclContext();
   if (!dc->isFileContext()) return "not-at-namespace-scope";
-  for (const NamedDecl *d : fd->getDeclContext()->lookup(fd->getDeclName()))
+  for (const NamedDecl *d : fd->getDeclContext()->lookup(fd->getDeclName())) {
+    if (tmpl && isa<FunctionTemplateDecl>(d) && d->getCanonicalDecl() == tmpl->getCanonicalDecl()) continue;
     if (const auto *other = dyn_cast<FunctionDecl>(d); !other || other->getCanonicalDecl() != fd->getCanonicalDecl())
       return "overloaded-kernel";
+  }
   return {};
 }
 

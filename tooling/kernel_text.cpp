@@ -22,6 +22,21 @@ size_t ident_before(const std::string &m, size_t pos, std::string &out) {
   return b;
 }
 
+// Where the template argument list that ends just before `pos` (spaces
+// skipped) begins, as in "k<float, 4>("; `pos` when none ends there.
+size_t template_args_begin(const std::string &m, size_t pos) {
+  size_t e = pos;
+  while (e > 0 && std::isspace(static_cast<unsigned char>(m[e - 1])))
+    --e;
+  if (e == 0 || m[e - 1] != '>') return pos;
+  int depth = 0;
+  for (size_t i = e; i-- > 0;) {
+    if (m[i] == '>') ++depth;
+    if (m[i] == '<' && --depth == 0) return i;
+  }
+  return pos;
+}
+
 size_t find_word(const std::string &m, const std::string &w, size_t from) {
   for (size_t p = m.find(w, from); p != std::string::npos; p = m.find(w, p + 1)) {
     bool left = p == 0 || !ident_char(m[p - 1]);
@@ -119,6 +134,47 @@ size_t match_bracket(const std::string &m, size_t open) {
   return std::string::npos;
 }
 
+namespace {
+
+// The first '(' at or after `from` that is not inside a template argument
+// list ("k<decltype((unsigned char)0)>(" finds the last one); npos if none.
+size_t paren_outside_angles(const std::string &m, size_t from) {
+  int depth = 0;
+  for (size_t i = from; i < m.size(); ++i) {
+    if (m[i] == '<') ++depth;
+    if (m[i] == '>' && depth > 0) --depth;
+    if (m[i] != '(') continue;
+    if (depth == 0) return i;
+    i = match_bracket(m, i);
+    if (i == std::string::npos) return i;
+  }
+  return std::string::npos;
+}
+
+} // namespace
+
+bool is_explicit_specialization(const std::string &src) {
+  std::string m = mask_code(src);
+  size_t t = m.find_first_not_of(" \t\r\n");
+  if (t == std::string::npos || m.compare(t, 8, "template") != 0) return false;
+  size_t open = m.find_first_not_of(" \t\r\n", t + 8);
+  if (open == std::string::npos || m[open] != '<') return false;
+  size_t close = m.find_first_not_of(" \t\r\n", open + 1);
+  return close != std::string::npos && m[close] == '>';
+}
+
+std::pair<std::string, std::string> split_qualified(const std::string &name) {
+  int depth = 0;
+  size_t last = std::string::npos;
+  for (size_t i = 0; i + 1 < name.size(); ++i) {
+    if (name[i] == '<') ++depth;
+    if (name[i] == '>') --depth;
+    if (depth == 0 && name[i] == ':' && name[i + 1] == ':') last = i++;
+  }
+  if (last == std::string::npos) return {"", name};
+  return {name.substr(0, last + 2), name.substr(last + 2)};
+}
+
 Expected<KernelText> parse_kernel_text(const std::string &src) {
   std::string m = mask_code(src);
   KernelText k;
@@ -127,10 +183,11 @@ Expected<KernelText> parse_kernel_text(const std::string &src) {
     return make_error("no __global__ function in the kernel source", "kernel-text");
   size_t p = k.global_pos + 10;
   for (;;) {
-    size_t open = m.find('(', p);
+    size_t open = paren_outside_angles(m, p);
     if (open == std::string::npos) return make_error("kernel parameter list not found", "kernel-text");
     std::string ident;
-    size_t at = ident_before(m, open, ident);
+    size_t name_end = template_args_begin(m, open);
+    size_t at = ident_before(m, name_end, ident);
     size_t close = match_bracket(m, open);
     if (close == std::string::npos) return make_error("unbalanced parentheses in kernel", "kernel-text");
     if (ident == "__launch_bounds__" || ident == "__maxnreg__" || ident == "__cluster_dims__" || ident == "__align__" ||
@@ -143,6 +200,7 @@ Expected<KernelText> parse_kernel_text(const std::string &src) {
     if (at == std::string::npos) return make_error("kernel name not found", "kernel-text");
     k.name = ident;
     k.name_pos = at;
+    k.name_end = name_end == open ? at + ident.size() : open;
     k.params_open = open;
     k.params_close = close;
     break;

@@ -5,6 +5,7 @@
 #include "support/expected.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kbcc::tooling {
@@ -17,6 +18,7 @@ struct KernelText {
   std::string name;
   size_t global_pos = 0;   // offset of "__global__"
   size_t name_pos = 0;     // offset of the kernel name
+  size_t name_end = 0;     // offset past it and its template arguments ("k<float>" of a specialization)
   size_t params_open = 0;  // offset of '(' of the parameter list
   size_t params_close = 0; // offset of the matching ')'
   size_t body_open = 0;    // offset of '{'
@@ -24,6 +26,14 @@ struct KernelText {
   bool has_launch_bounds = false;
   bool has_maxnreg = false;
 };
+
+// True when `src` begins (comments aside) with "template <>": an explicit
+// specialization, the form a variant of one template instance takes.
+bool is_explicit_specialization(const std::string &src);
+
+// A qualified name split after its last "::" outside template arguments:
+// {"ns::", "k<ns::V>"} for "ns::k<ns::V>".
+std::pair<std::string, std::string> split_qualified(const std::string &name);
 
 // Finds the parts of the first __global__ function definition in `src`.
 Expected<KernelText> parse_kernel_text(const std::string &src);

@@ -5,16 +5,19 @@
 #include "tooling/kernel_text.h"
 
 #include <map>
+#include <tuple>
 
 namespace kbcc::tooling {
 namespace {
 
 // The unqualified name and the namespace prefix ("ns::inner::") of a kernel.
 std::pair<std::string, std::string> split_name(const std::string &qualified) {
-  size_t at = qualified.rfind("::");
-  if (at == std::string::npos) return {qualified, ""};
-  return {qualified.substr(at + 2), qualified.substr(0, at + 2)};
+  auto [prefix, name] = split_qualified(qualified);
+  return {name, prefix};
 }
+
+// A kernel's name without template arguments ("k" for "k<float, 4>").
+std::string template_name(const std::string &name) { return name.substr(0, name.find('<')); }
 
 } // namespace
 
@@ -40,13 +43,22 @@ struct Planned {
 
 // `source` with its kernel renamed to `renamed` and a leading extern "C" of
 // the kernel's declaration dropped (the variant lives in an unnamed
-// namespace); Error when its first kernel is not called `name`.
+// namespace); an explicit specialization of a template instance loses its
+// "template <>" and template arguments, and becomes a plain kernel. Error
+// when its first kernel is not called `name`.
 Expected<std::string> renamed_source(const std::string &source, const std::string &name, const std::string &renamed) {
   auto k = parse_kernel_text(source);
   if (!k) return k.error();
-  if (k->name != name) return make_error("variant kernel is named " + k->name + ", not " + name, "variant-name-mismatch");
+  if (k->name != name)
+    return make_error("variant kernel is named " + k->name + ", not " + name, "variant-name-mismatch");
   std::string out = source;
-  out.replace(k->name_pos, k->name.size(), renamed);
+  out.replace(k->name_pos, k->name_end - k->name_pos, renamed);
+  if (is_explicit_specialization(out)) {
+    size_t close = mask_code(out).find('>');
+    out.erase(0, close + 1);
+    k = parse_kernel_text(out);
+    if (!k) return k.error();
+  }
   std::string masked = mask_code(out);
   size_t decl = masked.find_last_of(";}", k->global_pos);
   decl = decl == std::string::npos ? 0 : decl + 1;
@@ -60,8 +72,8 @@ Expected<std::string> renamed_source(const std::string &source, const std::strin
 
 std::string variant_block(const Planned &p) {
   return "#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == " + std::to_string(p.arch) + "\nnamespace {\nnamespace " +
-         p.nspace + " {\n#line 1 \"" + p.label + "\"\n" + p.source + (p.source.empty() || p.source.back() != '\n' ? "\n" : "") +
-         "}\n}\n#endif\n";
+         p.nspace + " {\n#line 1 \"" + p.label + "\"\n" + p.source +
+         (p.source.empty() || p.source.back() != '\n' ? "\n" : "") + "}\n}\n#endif\n";
 }
 
 std::string site_text(const LaunchSite &s, const std::string &adapter) {
@@ -93,7 +105,7 @@ bool plan_kernel(const Kernel &k, const std::vector<Planned> &variants, LaunchPl
   }
   launch::AdapterSpec spec;
   auto [name, prefix] = split_name(k.qualified_name);
-  spec.name = adapter.substr(adapter.rfind("::") + 2);
+  spec.name = adapter.substr(split_qualified(adapter).first.size());
   spec.kernel_ref = name;
   spec.kernel_hash = k.hash;
   spec.display = k.qualified_name;
@@ -123,14 +135,16 @@ std::string adapter_line_name(const std::string &variant_name) { return variant_
 
 std::string adapter_name(const Kernel &kernel) {
   auto [name, prefix] = split_name(kernel.qualified_name);
-  return "::" + prefix + "__kbcc_launch_" + name + "_" + std::to_string(kernel.begin);
+  std::string instance = kernel.is_template ? "_" + kernel.hash.substr(0, 8) : ""; // one per instantiation
+  return "::" + prefix + "__kbcc_launch_" + template_name(name) + "_" + std::to_string(kernel.begin) + instance;
 }
 
 LaunchPlan plan_launch_variants(const std::string &path, const std::vector<Extraction> &per_arch,
                                 const std::vector<VariantChoice> &choices) {
   LaunchPlan plan;
   std::string unit = real_path(path);
-  std::map<std::pair<uint64_t, uint64_t>, std::pair<const Kernel *, std::vector<Planned>>> by_range;
+  // By definition, and by instance for a template's instantiations.
+  std::map<std::tuple<uint64_t, uint64_t, std::string>, std::pair<const Kernel *, std::vector<Planned>>> by_range;
   for (const VariantChoice &c : choices) {
     if (!c.launch) continue;
     const Extraction *x = nullptr;
@@ -139,20 +153,24 @@ LaunchPlan plan_launch_variants(const std::string &path, const std::vector<Extra
     if (why.empty()) why = k->not_adaptable;
     int arch = cuda_arch_number(c.arch);
     if (why.empty() && arch <= 0) why = "bad-arch";
+    if (why.empty() && k->is_template && !is_explicit_specialization(c.source))
+      why = "template-variant-not-specialized";
     Planned p{arch, c.arch, c.name, "", "", "", *c.launch};
     if (why.empty()) {
       auto [name, prefix] = split_name(k->qualified_name);
-      p.kernel = launch::variant_kernel_name(name, c.arch);
+      p.kernel = launch::variant_kernel_name(template_name(name), c.arch);
       p.nspace = "__kbcc_" + c.arch + "_" + c.name.substr(c.name.size() > 8 ? c.name.size() - 8 : 0);
-      auto src = renamed_source(c.source, name, p.kernel);
-      if (!src) why = src.error().code.empty() ? "bad-variant-source" : src.error().code;
-      else p.source = *src;
+      auto src = renamed_source(c.source, template_name(name), p.kernel);
+      if (!src)
+        why = src.error().code.empty() ? "bad-variant-source" : src.error().code;
+      else
+        p.source = *src;
     }
     if (!why.empty()) {
       plan.skipped.push_back(why);
       continue;
     }
-    auto &slot = by_range[{k->begin, k->end}];
+    auto &slot = by_range[{k->begin, k->end, k->is_template ? k->hash : ""}];
     if (!slot.first) slot.first = k;
     slot.second.push_back(std::move(p));
   }

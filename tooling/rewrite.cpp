@@ -45,6 +45,7 @@ Expected<std::vector<Edit>> ordered_edits(const std::string &text, const UnitEdi
   std::vector<Edit> edits;
   for (const Substitution &s : e.substitutions) {
     if (auto ok = check_archs(s); !ok) return ok.error();
+    if (s.specialization && s.begin != s.end) return make_error("specialization that replaces text", "bad-rewrite");
     edits.push_back({s.begin, s.end, &s, nullptr, nullptr});
   }
   for (const Insertion &i : e.insertions)
@@ -74,6 +75,7 @@ std::string arch_chain(const Substitution &s, const std::string &original, unsig
     out += v.source;
     if (v.source.empty() || v.source.back() != '\n') out += '\n';
   }
+  if (s.specialization) return out + "#endif\n";
   out += "#else\n" + line_directive(begin_line, path) + original + "\n#endif\n";
   return out;
 }

@@ -4,6 +4,8 @@
 //   #elif ...                                            further archs
 //   #else                                                the original text
 //   #endif
+// or, for an explicit specialization of a template instance, the same chain
+// without #else after the template.
 // with #line directives so that diagnostics name the variant or the user's
 // file and line. Everything outside the ranges is copied byte for byte.
 #pragma once
@@ -25,6 +27,10 @@ struct ArchVariant {
 struct Substitution {
   uint64_t begin = 0, end = 0;       // [begin, end) of the original definition in the unit
   std::vector<ArchVariant> variants; // at least one; archs distinct
+  // The variants are explicit specializations of one instance of a kernel
+  // template, placed at `begin` (== end, just past the template), which
+  // stays as written: the chain has no #else.
+  bool specialization = false;
 };
 
 // Text inserted at a byte offset of the unit (launch-changing variants and

@@ -1,6 +1,7 @@
 #include "tooling/substitutions.h"
 
 #include "support/fs.h"
+#include "tooling/kernel_text.h"
 
 #include <map>
 
@@ -53,6 +54,7 @@ std::vector<Substitution> plan_substitutions(const std::string &path, const std:
                                              std::vector<std::string> *skipped) {
   std::string unit = real_path(path);
   std::map<RangeKey, std::map<int, ArchVariant>> by_range;
+  std::map<std::pair<uint64_t, std::string>, std::map<int, ArchVariant>> by_instance; // (template end, hash)
   auto skip = [&](const std::string &reason) {
     if (skipped) skipped->push_back(reason);
   };
@@ -70,6 +72,10 @@ std::vector<Substitution> plan_substitutions(const std::string &path, const std:
       skip("bad-arch");
       continue;
     }
+    if (k->is_template && is_explicit_specialization(c.source)) {
+      by_instance[{k->end, k->hash}][arch] = {arch, c.name, c.source};
+      continue;
+    }
     if (k->is_template && !all_instantiations_agree(*x, range, c.source, choices)) {
       skip("template-instantiations-disagree");
       continue;
@@ -79,6 +85,12 @@ std::vector<Substitution> plan_substitutions(const std::string &path, const std:
   std::vector<Substitution> subs;
   for (auto &[range, archs] : by_range) {
     Substitution s{range.first, range.second, {}};
+    for (auto &[arch, v] : archs)
+      s.variants.push_back(v);
+    subs.push_back(std::move(s));
+  }
+  for (auto &[key, archs] : by_instance) {
+    Substitution s{key.first, key.first, {}, true};
     for (auto &[arch, v] : archs)
       s.variants.push_back(v);
     subs.push_back(std::move(s));

@@ -1,7 +1,8 @@
 // Which chosen variants can be substituted into a unit, and where: maps
 // (kernel hash, arch) choices onto byte ranges of the unit, applying the
-// rules of docs/kernels.md (main-file optimizable kernels only; a template
-// only when all its instantiations agree). Launch-changing choices are left
+// rules of docs/kernels.md (main-file optimizable kernels only; a template's
+// text only when all its instantiations agree; an explicit specialization of
+// one instance after its template). Launch-changing choices are left
 // to tooling/launch_plan.h.
 #pragma once
 
@@ -10,7 +11,6 @@
 #include "tooling/rewrite.h"
 
 #include <optional>
-
 #include <string>
 #include <vector>
 

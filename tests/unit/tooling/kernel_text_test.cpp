@@ -38,3 +38,26 @@ TEST(KernelText, FindsLoops) {
   EXPECT_NE(loops[0].header.find("i < n"), std::string::npos);
 }
 
+TEST(KernelText, ExplicitSpecializationsNameTheirInstance) {
+  const std::string spec = "/* one instance */ template <> __global__ void __launch_bounds__(128) "
+                           "scale<decltype((unsigned char)0), ((long)4ll)>(int n) {}";
+  auto k = parse_kernel_text(spec);
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->name, "scale");
+  EXPECT_TRUE(k->has_launch_bounds);
+  EXPECT_EQ(spec.substr(k->name_pos, k->name_end - k->name_pos), "scale<decltype((unsigned char)0), ((long)4ll)>");
+  EXPECT_EQ(spec[k->params_open], '(');
+  auto plain = parse_kernel_text(kSaxpy);
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->name_end, plain->name_pos + 5);
+  EXPECT_TRUE(is_explicit_specialization(spec));
+  EXPECT_FALSE(is_explicit_specialization(kTemplated));
+  EXPECT_FALSE(is_explicit_specialization(kSaxpy));
+}
+
+TEST(KernelText, QualifiedNamesSplitOutsideTemplateArguments) {
+  EXPECT_EQ(split_qualified("ns::inner::k<ns::V, 2>"),
+            std::make_pair(std::string("ns::inner::"), std::string("k<ns::V, 2>")));
+  EXPECT_EQ(split_qualified("k<a::b>"), std::make_pair(std::string(), std::string("k<a::b>")));
+  EXPECT_EQ(split_qualified("rows"), std::make_pair(std::string(), std::string("rows")));
+}

@@ -69,7 +69,8 @@ TEST(LaunchPlan, InsertsVariantsAndAdapterAndRoutesLaterSites) {
   ASSERT_EQ(plan.edits.insertions.size(), 2u);
   const Insertion &after = plan.edits.insertions[0];
   EXPECT_EQ(after.at, 200u);
-  EXPECT_NE(after.text.find("#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == 900\nnamespace {\nnamespace __kbcc_sm_90_89abcdef {"),
+  EXPECT_NE(after.text.find(
+                "#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == 900\nnamespace {\nnamespace __kbcc_sm_90_89abcdef {"),
             std::string::npos)
       << after.text;
   EXPECT_NE(after.text.find("__global__ void rows__kbcc_sm_90(int n, const float *x)"), std::string::npos);
@@ -96,6 +97,36 @@ TEST(LaunchPlan, KernelsThatCannotTakeAnAdapterAreSkippedWithReasons) {
             (std::vector<std::string>{"template-kernel", "kernel-not-in-unit", "no-rewritable-launch-site"}));
   EXPECT_TRUE(plan.edits.insertions.empty());
   EXPECT_TRUE(plan.edits.replacements.empty());
+}
+
+TEST(LaunchPlan, EachTemplateInstanceGetsAPlainVariantAndAnAdapterOfItsOwn) {
+  auto instance = [](const std::string &hash, const std::string &type) {
+    Kernel k = kernel(hash);
+    k.qualified_name = "ns::rows<" + type + ">";
+    k.is_template = true;
+    return k;
+  };
+  std::vector<Extraction> per_arch = {extraction("sm_90", instance("f0123456789", "float"))};
+  per_arch[0].kernels.push_back(instance("d0123456789", "double"));
+  VariantChoice f = choice("f0123456789", "sm_90"), d = choice("d0123456789", "sm_90"), text = f;
+  f.source = "template <> __global__ void rows<float>(int n, const float *x) {}";
+  d.source = "template<> __global__ void rows<double>(int n, const float *x) {}";
+  d.name = "kbcc-variant-fedcba9876543210";
+  LaunchPlan plan = plan_launch_variants(kUnit, per_arch, {f, d, text});
+  EXPECT_EQ(plan.skipped, std::vector<std::string>{"template-variant-not-specialized"});
+  EXPECT_EQ(plan.kernels, (std::vector<std::string>{"ns::rows<double>", "ns::rows<float>"}));
+  ASSERT_EQ(plan.edits.insertions.size(), 3u);
+  std::string all = plan.edits.insertions[0].text + plan.edits.insertions[1].text;
+  EXPECT_NE(all.find("namespace __kbcc_sm_90_89abcdef {\n#line 1 \"kbcc-variant-0123456789abcdef\"\n __global__ void "
+                     "rows__kbcc_sm_90(int n, const float *x) {}"),
+            std::string::npos)
+      << all;
+  EXPECT_EQ(all.find("template <>"), std::string::npos);
+  EXPECT_EQ(all.find("template<>"), std::string::npos);
+  EXPECT_NE(all.find("struct __kbcc_launch_rows_100_f0123456 {"), std::string::npos);
+  EXPECT_NE(all.find("struct __kbcc_launch_rows_100_d0123456 {"), std::string::npos);
+  EXPECT_NE(all.find("decltype(&rows<float>)"), std::string::npos);
+  EXPECT_EQ(adapter_name(per_arch[0].kernels[1]), "::ns::__kbcc_launch_rows_100_d0123456");
 }
 
 TEST(LaunchPlan, AVariantWhoseKernelHasAnotherNameIsRefused) {

@@ -52,6 +52,28 @@ TEST(Rewrite, VariantsUnderArchChainWithOriginalInElse) {
   EXPECT_EQ(*out, expected);
 }
 
+TEST(Rewrite, SpecializationsGoAfterTheTemplateWithoutElse) {
+  uint64_t after_k = kUnit.find("}\n", kUnit.find("__global__")) + 1;
+  Substitution s{after_k, after_k, {{900, "v90", "template <> __global__ void k<int>(int *p) {}"}}, true};
+  auto out = rewrite_unit(kUnit, "/src/a.cu", {s});
+  ASSERT_TRUE(out);
+  const std::string expected = "#line 1 \"/src/a.cu\"\n"
+                               "int host() { return 1; }\n"
+                               "__global__ void k(int *p) {\n"
+                               "  p[0] = 1;\n"
+                               "}\n"
+                               "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900\n"
+                               "#line 1 \"v90\"\n"
+                               "template <> __global__ void k<int>(int *p) {}\n"
+                               "#endif\n"
+                               "#line 4 \"/src/a.cu\"\n"
+                               "\n"
+                               "int after() { return 2; }\n";
+  EXPECT_EQ(*out, expected);
+  s.begin = 0;
+  EXPECT_FALSE(rewrite_unit(kUnit, "/src/a.cu", {s})) << "a specialization replaces no text";
+}
+
 TEST(Rewrite, SeveralKernelsInAnyOrder) {
   std::string unit = "__global__ void a() {}\n__global__ void b() {}\n";
   Substitution sa{0, 22, {{800, "va", "__global__ void a() { /*A*/ }"}}};
