@@ -8,6 +8,7 @@
 #include "support/fs.h"
 #include "support/log.h"
 #include "support/process.h"
+#include "tooling/kernel_text.h"
 #include "tooling/rewrite.h"
 
 #include <chrono>
@@ -96,11 +97,12 @@ Expected<std::string> substituted_unit(const KernelTask &task, const std::string
       at,
       at + k.source.size(),
       {tooling::ArchVariant{tooling::cuda_arch_number(task.arch), "kbcc-candidate", kernel_source}}};
+  if (k.is_template && tooling::is_explicit_specialization(kernel_source)) // after the template, kept
+    sub.begin = sub.end, sub.specialization = true;
   return tooling::rewrite_unit(*text, task.tu_path, {sub});
 }
 
 namespace {
-
 
 // The arguments of a capture, with some integers replaced, as a Scope.
 class ArgScope : public launch::Scope {
@@ -202,12 +204,13 @@ Expected<std::string> GpuEvaluator::build(const KernelTask &original, const std:
 }
 
 std::vector<Expected<std::string>> GpuEvaluator::build_all(const KernelTask &task,
-                                                            const std::vector<std::string> &sources) {
+                                                           const std::vector<std::string> &sources) {
   std::vector<std::future<Expected<std::string>>> running;
   std::vector<Expected<std::string>> out;
   for (size_t i = 0; i < sources.size(); ++i) {
     int id = builds_++;
-    running.push_back(std::async(std::launch::async, [this, &task, &sources, i, id] { return build(task, sources[i], id); }));
+    running.push_back(
+        std::async(std::launch::async, [this, &task, &sources, i, id] { return build(task, sources[i], id); }));
     if (running.size() >= o_.compile_jobs || i + 1 == sources.size()) {
       for (auto &f : running)
         out.push_back(f.get());
@@ -230,7 +233,8 @@ Expected<std::vector<CaptureArgs>> GpuEvaluator::captures(const KernelTask &task
       return make_error("no replayable capture of " + task.kernel.qualified_name + " for " + task.arch, "no-captures");
     gpu::ReplayOptions ro;
     ro.runner = o_.runner;
-    auto usable = usable_captures(task, std::move(found), [&] { return original(task); }, ro);
+    auto usable = usable_captures(
+        task, std::move(found), [&] { return original(task); }, ro);
     if (!usable) return usable.error();
     usable_[key] = std::move(*usable);
   }

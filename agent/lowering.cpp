@@ -7,6 +7,7 @@
 #include "support/hash.h"
 #include "tooling/host_compiler.h"
 #include "tooling/kernel_text.h"
+#include "transform/specialize.h"
 
 #include <algorithm>
 #include <regex>
@@ -15,10 +16,7 @@
 namespace kbcc::agent {
 namespace {
 
-std::string unqualified(const std::string &name) {
-  size_t at = name.rfind("::");
-  return at == std::string::npos ? name : name.substr(at + 2);
-}
+std::string unqualified(const std::string &name) { return tooling::split_qualified(name).second; }
 
 // The launch of each capture as the start candidate runs it (launch fields
 // only; mappings that need argument values are left out).
@@ -142,10 +140,19 @@ Expected<std::shared_ptr<transform::KernelAst>> MechanicalLowerer::parsed(const 
     if (auto located = materialize_unit(task, store_, dir_)) task = at_unit(task, *located);
   auto unit = substituted_unit(task, source);
   if (!unit) return make_error(unit.error().message, "not-applicable");
-  std::string key = hash_hex(task.tu_path + '\0' + *unit);
+  std::string key = hash_hex(task.tu_path + '\0' + task.kernel.qualified_name + '\0' + *unit); // one per instance
   for (const auto &[k, ast] : parses_)
     if (k == key) return ast;
-  auto ast = transform::parse_kernel(parse_request(task), *unit, unqualified(task.kernel.qualified_name));
+  std::string name = unqualified(task.kernel.qualified_name);
+  if (task.kernel.is_template && !tooling::is_explicit_specialization(source)) {
+    // The analyses read one instance: its explicit specialization, derived
+    // from the template as `source` writes it, after the template.
+    auto spec = transform::specialize_kernel(parse_request(task), *unit, name);
+    if (!spec) return spec.error();
+    unit = substituted_unit(task, spec->text);
+    if (!unit) return make_error(unit.error().message, "not-applicable");
+  }
+  auto ast = transform::parse_kernel(parse_request(task), *unit, name);
   if (!ast) return make_error(ast.error().message, "not-applicable");
   if (parses_.size() >= 4) parses_.erase(parses_.begin());
   parses_.emplace_back(key, std::make_shared<transform::KernelAst>(std::move(*ast)));
@@ -155,7 +162,7 @@ Expected<std::shared_ptr<transform::KernelAst>> MechanicalLowerer::parsed(const 
 std::optional<bool> MechanicalLowerer::applies(const Option &option, const KernelTask &task, const Candidate &start) {
   const transform::Transform *t = transform::find_transform(option.mechanical);
   if (!t || !t->needs_ast) return std::nullopt;
-  std::string key = option.mechanical + '/' + hash_hex(start.source);
+  std::string key = option.mechanical + '/' + task.kernel.hash + '/' + hash_hex(start.source);
   if (auto it = applies_.find(key); it != applies_.end()) return it->second;
   auto ast = parsed(task, start.source);
   bool ok = false;

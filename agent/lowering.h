@@ -109,9 +109,11 @@ public:
 private:
   // The unit of `task` with `source` in place of the kernel, parsed; the
   // last few parses are kept (a trajectory asks about one start many times).
+  // A template's instance is parsed as its explicit specialization (derived
+  // from `source` when that is still the template's text).
   Expected<std::shared_ptr<transform::KernelAst>> parsed(const KernelTask &task, const std::string &source);
   std::vector<std::pair<std::string, std::shared_ptr<transform::KernelAst>>> parses_; // newest last
-  std::map<std::string, bool> applies_;                                               // transform + source hash
+  std::map<std::string, bool> applies_; // transform + kernel + source hash
   cache::Env *store_ = nullptr;
   std::string dir_;
 };

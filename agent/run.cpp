@@ -14,6 +14,7 @@
 #include "support/hash.h"
 #include "support/log.h"
 #include "support/process.h"
+#include "transform/specialize.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -110,6 +111,7 @@ std::vector<KernelTask> collect_tasks(const std::vector<kb::RegistryEntry> &entr
     }
     if (t.captures.empty()) continue;
     t.kernel.qualified_name = e.qualified_name;
+    t.kernel.is_template = transform::is_instance_name(e.qualified_name); // "ns::k<float>"
     t.kernel.mangled_names = e.mangled_names;
     t.kernel.hash = e.hash;
     t.kernel.params = e.params;

@@ -135,6 +135,9 @@ TEST(Run, CollectTasksMatchesCapturesByHashOrMangledName) {
   EXPECT_EQ(collect_tasks({a, b, c}, {c1, c2}, "sm_90", "bbbb").size(), 1u);
   EXPECT_EQ(collect_tasks({a, b, c}, {c1, c2}, "sm_90", "saxpy").at(0).kernel.hash, a.hash);
   EXPECT_TRUE(collect_tasks({a, b, c}, {c1, c2}, "sm_90", "nothing").empty());
+  EXPECT_FALSE(tasks[0].kernel.is_template);
+  b.qualified_name = "ns::matmul<float, 16>"; // a template's instance
+  EXPECT_TRUE(collect_tasks({a, b, c}, {c1, c2}, "sm_90", "bbbb").at(0).kernel.is_template);
 }
 
 // Each capture's integer arguments reach the task by parameter name, read

@@ -100,6 +100,21 @@ TEST(WorkCheck, RejectsSignatureChanges) {
   EXPECT_EQ(st.error().code, "signature-changed");
 }
 
+TEST(WorkCheck, AnInstanceSpecializationWritesTheArgumentsButKeepsTheWork) {
+  const std::string tmpl = "template <typename T> __global__ void scale(int n, T a, const T *x, T *y) {\n"
+                           "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) y[i] = a * x[i];\n}";
+  EXPECT_TRUE(check_candidate(tmpl,
+                              "template <> __global__ void scale<float>(int n, float a, const float *x, float *y) "
+                              "{\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) y[i] = a * x[i];\n}"));
+  auto st =
+      check_candidate(tmpl, "template <> __global__ void scale<float>(int n, float a, const float *x, float *y) {}");
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().code, "removed-work");
+  st = check_candidate(tmpl, "template <> __global__ void scale<float>(int n, float a, const float *x) {}");
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().code, "signature-changed");
+}
+
 TEST(WorkCheck, WritesThroughForms) {
   EXPECT_TRUE(writes_through("{ out[i] += 1; }", "out"));
   EXPECT_TRUE(writes_through("{ *out = 1; }", "out"));
