@@ -29,6 +29,7 @@ GROUPS = [
     ("unseen", "Kernels written after the transforms"),
     ("helpers", "Loops in __device__ helpers and while loops"),
     ("batched", "Rows or heads in a block index"),
+    ("templates", "Instances of kernel templates"),
 ]
 
 
