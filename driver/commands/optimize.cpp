@@ -6,6 +6,7 @@
 #include "support/config.h"
 #include "support/fs.h"
 #include "support/log.h"
+#include "tooling/kernel_text.h"
 #include "transform/specialize.h"
 #include "transform/transform.h"
 
@@ -40,7 +41,8 @@ constexpr const char *kUsage =
     "  --budget-tokens N         stop after N LLM tokens (default: unlimited)\n"
     "  --no-llm                  mechanical transforms only, even when llm_api is set\n"
     "\n"
-    "  --transform ID            print FILE with transform ID applied to its first kernel (or --kernel),\n"
+    "  --transform ID            print FILE with transform ID applied to its first kernel (or --kernel NAME,\n"
+    "                            its namespaces optional; 'k<float, 4>' names a template's instance),\n"
     "                            then, as // kbcc: comments, the launch mapping, numerics class and the\n"
     "                            parameters used; when it does not apply, say why (exit 1).\n"
     "                            IDs: launch_bounds, maxnreg, unroll, restrict_ldg, fast_math, block_size,\n"
@@ -130,15 +132,16 @@ int show_transform(const TransformRequest &r) {
   pr.source = r.file;
   pr.arch = r.arch;
   pr.flags = r.flags;
-  if (transform::is_instance_name(r.kernel)) { // the instance as a specialization after its template
-    auto spec = transform::specialize_kernel(pr, *text, r.kernel);
+  std::string kernel = tooling::split_qualified(r.kernel).second; // "ns::k<float>" -> "k<float>"
+  if (transform::is_instance_name(kernel)) {                      // the instance as a specialization after its template
+    auto spec = transform::specialize_kernel(pr, *text, kernel);
     if (!spec) {
       std::cerr << "kbcc optimize: " << r.file << ": " << spec.error().message << "\n";
       return 1;
     }
     text->insert(spec->template_end, "\n" + spec->text);
   }
-  auto ast = transform::parse_kernel(pr, *text, r.kernel);
+  auto ast = transform::parse_kernel(pr, *text, kernel);
   if (!ast) {
     const std::string &why = ast.error().message; // most name the file already
     std::cerr << "kbcc optimize: " << (why.find(r.file) == std::string::npos ? r.file + ": " : "") << why << "\n";
