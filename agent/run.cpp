@@ -14,6 +14,7 @@
 #include "support/hash.h"
 #include "support/log.h"
 #include "support/process.h"
+#include "tooling/kernel_text.h"
 #include "transform/specialize.h"
 
 #include <algorithm>
@@ -111,7 +112,10 @@ std::vector<KernelTask> collect_tasks(const std::vector<kb::RegistryEntry> &entr
     }
     if (t.captures.empty()) continue;
     t.kernel.qualified_name = e.qualified_name;
-    t.kernel.is_template = transform::is_instance_name(e.qualified_name); // "ns::k<float>"
+    // An instantiation of a template ("ns::k<float>"), not an explicit
+    // specialization written in the program, whose text is its own.
+    t.kernel.is_template =
+        transform::is_instance_name(e.qualified_name) && !tooling::is_explicit_specialization(e.source);
     t.kernel.mangled_names = e.mangled_names;
     t.kernel.hash = e.hash;
     t.kernel.params = e.params;

@@ -133,15 +133,18 @@ int show_transform(const TransformRequest &r) {
   pr.arch = r.arch;
   pr.flags = r.flags;
   std::string kernel = tooling::split_qualified(r.kernel).second; // "ns::k<float>" -> "k<float>"
-  if (transform::is_instance_name(kernel)) {                      // the instance as a specialization after its template
+  auto ast = transform::parse_kernel(pr, *text, kernel);
+  if (!ast && transform::is_instance_name(kernel)) {
+    // Not a specialization written in FILE: an instance of a template,
+    // written out as a specialization after it.
     auto spec = transform::specialize_kernel(pr, *text, kernel);
     if (!spec) {
       std::cerr << "kbcc optimize: " << r.file << ": " << spec.error().message << "\n";
       return 1;
     }
     text->insert(spec->template_end, "\n" + spec->text);
+    ast = transform::parse_kernel(pr, *text, kernel);
   }
-  auto ast = transform::parse_kernel(pr, *text, kernel);
   if (!ast) {
     const std::string &why = ast.error().message; // most name the file already
     std::cerr << "kbcc optimize: " << (why.find(r.file) == std::string::npos ? r.file + ": " : "") << why << "\n";

@@ -138,6 +138,8 @@ TEST(Run, CollectTasksMatchesCapturesByHashOrMangledName) {
   EXPECT_FALSE(tasks[0].kernel.is_template);
   b.qualified_name = "ns::matmul<float, 16>"; // a template's instance
   EXPECT_TRUE(collect_tasks({a, b, c}, {c1, c2}, "sm_90", "bbbb").at(0).kernel.is_template);
+  b.source = "template <> __global__ void matmul<float, 16>(int n) {}"; // written in the program
+  EXPECT_FALSE(collect_tasks({a, b, c}, {c1, c2}, "sm_90", "bbbb").at(0).kernel.is_template);
 }
 
 // Each capture's integer arguments reach the task by parameter name, read

@@ -1,5 +1,6 @@
 // Kernel templates and their instances, as the transforms read them: each
-// instance becomes an explicit specialization after its template. Some
+// instance becomes an explicit specialization after its template, unless
+// the program specializes it itself. Some
 // templates cannot be written out that way (a pack, a template template
 // parameter, a pointer argument, a static template, a parameter read in a
 // macro).
@@ -10,6 +11,12 @@ template <typename T, int N = 4>
 __global__ void tscale(const T *x, T *y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) y[i] = x[i] * T(N);
+}
+
+// An instance the program specializes itself.
+template <> __global__ void tscale<double, 4>(const double *x, double *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i] * 4.0;
 }
 
 template <typename T>
@@ -46,6 +53,7 @@ template <typename T> __global__ void tmacro(T *x, int n) {
 
 void run(const float *xf, float *yf, const unsigned *xu, unsigned *yu, const double *xd, double *yd, int *o, int n) {
   ops::tscale<float><<<(n + 255) / 256, 256>>>(xf, yf, n);
+  ops::tscale<<<(n + 255) / 256, 256>>>(xd, yd, n);
   ops::tscale<unsigned, 8><<<(n + 255) / 256, 256>>>(xu, yu, n);
   ops::trowsum<<<(n + 127) / 128, 128>>>(xd, yd, n, n);
   tpack<<<1, 32>>>(o, 1, 2.0f);
