@@ -77,13 +77,14 @@ std::string join_ids(const std::vector<std::string> &v) {
   return s.empty() ? "-" : s;
 }
 
-void print_row(std::ostream &out, const KernelTask &t, const KernelResult &r) {
+// One row of the table, the kernel's name in a column `name_width` wide.
+void print_row(std::ostream &out, const KernelTask &t, const KernelResult &r, size_t name_width) {
   double base_us = r.baseline.timing.median_ms * 1000;
   double best_us = r.best ? r.best_eval.timing.median_ms * 1000 : base_us;
-  out << std::left << std::setw(28) << t.kernel.qualified_name.substr(0, 27) << " " << std::setw(7) << t.arch << " "
-      << std::right << std::fixed << std::setprecision(2) << std::setw(11) << base_us << " " << std::setw(11) << best_us
-      << " " << std::setw(7) << (r.best ? r.speedup : 1.0) << "x  " << std::left << std::setw(34)
-      << (r.best ? join_ids(r.best->optimizations) : "-") << " " << r.verdict << "\n";
+  out << std::left << std::setw(static_cast<int>(name_width)) << t.kernel.qualified_name.substr(0, name_width - 1)
+      << " " << std::setw(7) << t.arch << " " << std::right << std::fixed << std::setprecision(2) << std::setw(11)
+      << base_us << " " << std::setw(11) << best_us << " " << std::setw(7) << (r.best ? r.speedup : 1.0) << "x  "
+      << std::left << std::setw(34) << (r.best ? join_ids(r.best->optimizations) : "-") << " " << r.verdict << "\n";
 }
 
 } // namespace
@@ -292,7 +293,10 @@ LoopHooks kernel_hooks(Stores &stores, const RunRequest &req, RunContext &ctx, c
 
 void print_table(std::ostream &out, const std::vector<std::pair<KernelTask, KernelResult>> &results,
                  const Budget &budget) {
-  out << std::left << std::setw(28) << "kernel"
+  size_t name_width = 28; // wider for long names (template instances), up to 64
+  for (const auto &[t, r] : results)
+    name_width = std::max(name_width, std::min<size_t>(64, t.kernel.qualified_name.size() + 1));
+  out << std::left << std::setw(static_cast<int>(name_width)) << "kernel"
       << " " << std::setw(7) << "arch"
       << " " << std::right << std::setw(11) << "baseline_us"
       << " " << std::setw(11) << "best_us"
@@ -300,7 +304,7 @@ void print_table(std::ostream &out, const std::vector<std::pair<KernelTask, Kern
       << "  " << std::left << std::setw(34) << "optimizations"
       << " verdict\n";
   for (const auto &[t, r] : results)
-    print_row(out, t, r);
+    print_row(out, t, r, name_width);
   out << "gpu seconds " << std::fixed << std::setprecision(1) << budget.gpu_seconds << ", tokens " << budget.tokens
       << ", cost " << std::setprecision(4) << budget.cost << "\n";
 }
