@@ -16,8 +16,6 @@
 namespace kbcc::agent {
 namespace {
 
-std::string unqualified(const std::string &name) { return tooling::split_qualified(name).second; }
-
 // The launch of each capture as the start candidate runs it (launch fields
 // only; mappings that need argument values are left out).
 std::vector<launch::Launch> current_launches(const KernelTask &task, const Candidate &start) {
@@ -143,7 +141,7 @@ Expected<std::shared_ptr<transform::KernelAst>> MechanicalLowerer::parsed(const 
   std::string key = hash_hex(task.tu_path + '\0' + task.kernel.qualified_name + '\0' + *unit); // one per instance
   for (const auto &[k, ast] : parses_)
     if (k == key) return ast;
-  std::string name = unqualified(task.kernel.qualified_name);
+  std::string name = tooling::split_qualified(task.kernel.qualified_name).second; // "k<float>"
   if (task.kernel.is_template && !tooling::is_explicit_specialization(source)) {
     // The analyses read one instance: its explicit specialization, derived
     // from the template as `source` writes it, after the template.

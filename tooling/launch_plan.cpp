@@ -10,12 +10,6 @@
 namespace kbcc::tooling {
 namespace {
 
-// The unqualified name and the namespace prefix ("ns::inner::") of a kernel.
-std::pair<std::string, std::string> split_name(const std::string &qualified) {
-  auto [prefix, name] = split_qualified(qualified);
-  return {name, prefix};
-}
-
 // A kernel's name without template arguments ("k" for "k<float, 4>").
 std::string template_name(const std::string &name) { return name.substr(0, name.find('<')); }
 
@@ -104,7 +98,7 @@ bool plan_kernel(const Kernel &k, const std::vector<Planned> &variants, LaunchPl
     return false;
   }
   launch::AdapterSpec spec;
-  auto [name, prefix] = split_name(k.qualified_name);
+  auto [prefix, name] = split_qualified(k.qualified_name);
   spec.name = adapter.substr(split_qualified(adapter).first.size());
   spec.kernel_ref = name;
   spec.kernel_hash = k.hash;
@@ -134,7 +128,7 @@ bool plan_kernel(const Kernel &k, const std::vector<Planned> &variants, LaunchPl
 std::string adapter_line_name(const std::string &variant_name) { return variant_name + "-adapter"; }
 
 std::string adapter_name(const Kernel &kernel) {
-  auto [name, prefix] = split_name(kernel.qualified_name);
+  auto [prefix, name] = split_qualified(kernel.qualified_name);
   std::string instance = kernel.is_template ? "_" + kernel.hash.substr(0, 8) : ""; // one per instantiation
   return "::" + prefix + "__kbcc_launch_" + template_name(name) + "_" + std::to_string(kernel.begin) + instance;
 }
@@ -157,7 +151,7 @@ LaunchPlan plan_launch_variants(const std::string &path, const std::vector<Extra
       why = "template-variant-not-specialized";
     Planned p{arch, c.arch, c.name, "", "", "", *c.launch};
     if (why.empty()) {
-      auto [name, prefix] = split_name(k->qualified_name);
+      auto [prefix, name] = split_qualified(k->qualified_name);
       p.kernel = launch::variant_kernel_name(template_name(name), c.arch);
       p.nspace = "__kbcc_" + c.arch + "_" + c.name.substr(c.name.size() > 8 ? c.name.size() - 8 : 0);
       auto src = renamed_source(c.source, template_name(name), p.kernel);
