@@ -80,7 +80,7 @@ bool KernelAst::file_span(SourceRange range, size_t &begin, size_t &end) const {
 
 std::string KernelAst::text(SourceRange range) const {
   size_t b = 0, e = 0;
-  return span(range, b, e) ? source_.substr(b, e - b) : std::string();
+  return span(range, b, e) || file_span(range, b, e) ? source_.substr(b, e - b) : std::string();
 }
 
 size_t statement_begin(const KernelAst &k, const Stmt *s) {

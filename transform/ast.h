@@ -40,7 +40,9 @@ public:
   // (`i < N`, `blockIdx.x * BLOCK + threadIdx.x`); false when an end lies
   // inside a macro's expansion.
   bool file_span(clang::SourceRange range, size_t &begin, size_t &end) const;
-  // The definition's text of a node, or "" when it is not written there.
+  // The definition's text of a node, whole macro invocations at its ends
+  // included (`N` for a bound written `N`), or "" when it is not written
+  // there (an end inside a macro's expansion).
   std::string text(clang::SourceRange range) const;
   // The unit parsed again as before, with `definition` in place of the
   // kernel's definition (which must define the same kernel).

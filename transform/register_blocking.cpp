@@ -33,7 +33,7 @@ namespace {
 struct Blocking {
   TilingPlan plan;
   std::vector<const VarDecl *> accumulators; // declared before the loop, each with an initializer
-  std::vector<const Stmt *> uniform;         // declarations kept at the top, in order
+  std::vector<std::string> uniform;          // declarations kept at the top, in order
   bool mask_body = false;                    // the loop body reads memory that depends on an output index
 };
 
@@ -75,6 +75,17 @@ bool row_dependent_reads(const TilingPlan &p) {
   return found;
 }
 
+// `v` declared alone (`int k;`, `float s = 0.5f;`), for a declaration that
+// also declares indexes or accumulators; "" when its type or initializer
+// cannot be written apart (arrays, braced initializers, text in a macro).
+std::string declared_alone(const KernelAst &k, const VarDecl *v) {
+  if (!v->getType()->isScalarType() || v->isStaticLocal() || (v->getInit() && isa<InitListExpr>(v->getInit())))
+    return "";
+  std::string init = v->getInit() ? k.text(v->getInit()->getSourceRange()) : "";
+  if (v->getInit() && (init.empty() || v->getInitStyle() != VarDecl::CInit)) return "";
+  return v->getType().getAsString() + " " + v->getName().str() + (init.empty() ? "" : " = " + init) + ";";
+}
+
 Expected<Blocking> analyze(const KernelAst &k) {
   auto p = analyze_tiling(k);
   if (!p) return p.error();
@@ -85,7 +96,8 @@ Expected<Blocking> analyze(const KernelAst &k) {
     if (isa<NullStmt>(st)) continue;
     const auto *d = dyn_cast<DeclStmt>(st);
     if (!d) return not_applicable("a statement before the reduction loop is not a declaration");
-    int index = 0, acc = 0, other = 0;
+    int index = 0, acc = 0;
+    std::vector<const VarDecl *> other;
     for (const Decl *decl : d->decls()) {
       const auto *v = dyn_cast<VarDecl>(decl);
       if (!v) return not_applicable("a declaration before the reduction loop is not a variable");
@@ -105,11 +117,27 @@ Expected<Blocking> analyze(const KernelAst &k) {
       for (const Stmt *a : p->after)
         if (assigns(a, v)) return not_applicable("variable '" + v->getName().str() + "' is assigned after the loop");
       allowed.insert(v);
-      ++other;
+      other.push_back(v);
     }
-    if ((index > 0) + (acc > 0) + (other > 0) > 1)
-      return not_applicable("a declaration before the loop mixes index, accumulator and other variables");
-    if (other > 0) b.uniform.push_back(st);
+    if (other.empty()) continue;
+    // Declared with indexes or accumulators, the others are written apart.
+    if (index == 0 && acc == 0) {
+      size_t x = 0, y = 0;
+      if (!k.span(st->getSourceRange(), x, y)) return not_applicable("a declaration is written in a macro");
+      b.uniform.push_back(k.source().substr(x, past_semicolon(k.source(), y) - x));
+      continue;
+    }
+    for (const VarDecl *v : other) {
+      if (v == p->loop.var) continue; // the loop declares it again
+      for (const Accumulation &a : p->accs)
+        if (v->getInit() && refers_to(v->getInit(), a.var))
+          return not_applicable("variable '" + v->getName().str() + "' is initialized from an accumulator");
+      std::string alone = declared_alone(k, v);
+      if (alone.empty())
+        return not_applicable("variable '" + v->getName().str() +
+                              "' is declared with the indexes or accumulators and cannot be declared apart");
+      b.uniform.push_back(alone);
+    }
   }
   if (b.accumulators.size() != p->accs.size()) {
     std::set<const VarDecl *> distinct;
@@ -266,11 +294,8 @@ struct Generator {
       if (!load_text(op).empty())
         out += "  __shared__ " + tile_type(op) + " __kbcc_" + op + "t[" + BK + "][" + T + " + 4];\n";
     if (!p.uniform_terms.empty()) out += "  if (!(" + working(k, p, p.uniform_terms) + ")) return;\n";
-    for (const Stmt *st : b.uniform) {
-      size_t x = 0, y = 0;
-      if (!k.span(st->getSourceRange(), x, y)) return not_applicable("a declaration is written in a macro");
-      out += "  " + k.source().substr(x, past_semicolon(k.source(), y) - x) + "\n";
-    }
+    for (const std::string &decl : b.uniform)
+      out += "  " + decl + "\n";
     out += "  const unsigned __kbcc_tx = threadIdx.x, __kbcc_ty = threadIdx.y;\n";
     out += "  bool __kbcc_rok[" + M + "], __kbcc_cok[" + M +
            "];\n  #pragma unroll\n  for (int __kbcc_i = 0; __kbcc_i < " + M +
