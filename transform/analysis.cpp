@@ -370,6 +370,47 @@ bool has_break_or_goto(const Stmt *s) {
   return found;
 }
 
+namespace {
+
+// Whether `f` starts with `v = init` (a counted loop's init on a variable
+// declared elsewhere).
+bool assigns_in_init(const ForStmt *f, const VarDecl *v) {
+  const auto *set = dyn_cast_or_null<BinaryOperator>(f->getInit());
+  const auto *ref =
+      set && set->getOpcode() == BO_Assign ? dyn_cast<DeclRefExpr>(set->getLHS()->IgnoreParenImpCasts()) : nullptr;
+  return ref && ref->getDecl() == v;
+}
+
+// Whether every reference to `v` in `body` lies in `loop` or in another for
+// statement that starts with `v = init`, does not read `v` in that init and
+// neither contains `loop` nor lies in it: then no value of `v` set by `loop`
+// is read outside it (`int j; ... for (j = 0; ...) ... for (j = 0; ...)`).
+bool private_to_loops(const Stmt *body, const VarDecl *v, const ForStmt *loop) {
+  bool ok = true;
+  std::function<void(const Stmt *, bool)> visit = [&](const Stmt *s, bool owned) {
+    if (!s || !ok || s == loop) return; // the loop's own references are its own
+    if (const auto *ref = dyn_cast<DeclRefExpr>(s); ref && ref->getDecl() == v) ok = owned;
+    const auto *f = dyn_cast<ForStmt>(s);
+    if (f && !owned && assigns_in_init(f, v)) {
+      bool holds_loop = false;
+      walk(f, [&](const Stmt *x) { holds_loop = holds_loop || x == loop; });
+      if (holds_loop || refers_to(cast<BinaryOperator>(f->getInit())->getRHS(), v)) {
+        ok = false;
+        return;
+      }
+      for (const Stmt *c : s->children())
+        if (c != f->getInit()) visit(c, true);
+      return;
+    }
+    for (const Stmt *c : s->children())
+      visit(c, owned);
+  };
+  visit(body, false);
+  return ok;
+}
+
+} // namespace
+
 std::optional<CountedLoop> counted_loop(const ForStmt *loop, bool reused_var) {
   CountedLoop out;
   out.loop = loop;
@@ -384,8 +425,7 @@ std::optional<CountedLoop> counted_loop(const ForStmt *loop, bool reused_var) {
     out.var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
     const auto *fn = out.var ? dyn_cast_or_null<FunctionDecl>(out.var->getParentFunctionOrMethod()) : nullptr;
     if (!fn || isa<ParmVarDecl>(out.var) || !out.var->hasLocalStorage() ||
-        (!reused_var && references(fn->getBody(), out.var) != references(loop, out.var)) ||
-        refers_to(set->getRHS(), out.var))
+        (!reused_var && !private_to_loops(fn->getBody(), out.var, loop)) || refers_to(set->getRHS(), out.var))
       return std::nullopt;
     out.init = set->getRHS();
   }

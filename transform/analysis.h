@@ -106,8 +106,10 @@ void for_each_read(const clang::Stmt *s,
 
 // for (T v = init; v < bound (or <=); ++v / v++ / v += 1 / v = v + 1) body,
 // with `v` an integer not assigned in the body; or the same with `v = init`
-// where `v` is a local that only this loop refers to (any local when
-// `reused_var`: the caller then checks what reads it after the loop).
+// where `v` is a local no code outside the loop reads a value of: every
+// other reference lies in another loop that starts with `v = init`, as in
+// C-style code (`int j; for (j = 0; ...) ... for (j = 0; ...)`); any local
+// when `reused_var`: the caller then checks what reads it after the loop.
 struct CountedLoop {
   const clang::ForStmt *loop = nullptr;
   const clang::VarDecl *var = nullptr;
