@@ -137,14 +137,43 @@ std::optional<Builtin> as_builtin(const Expr *e) {
   return std::nullopt;
 }
 
+namespace {
+
+// The builtin that local `v` holds: `int tx = threadIdx.x;`, an integer of 32
+// bits or more that nothing assigns afterwards; nullopt otherwise.
+std::optional<Builtin> alias_of(const VarDecl *v) {
+  if (!v || !v->hasLocalStorage() || isa<ParmVarDecl>(v) || !v->getType()->isIntegerType() || !v->getInit())
+    return std::nullopt;
+  if (v->getASTContext().getTypeSize(v->getType()) < 32) return std::nullopt;
+  auto b = as_builtin(v->getInit());
+  const auto *fn = dyn_cast_or_null<FunctionDecl>(v->getParentFunctionOrMethod());
+  if (!b || !fn || !fn->getBody() || assigns(fn->getBody(), v)) return std::nullopt;
+  return b;
+}
+
+const VarDecl *referenced_var(const Expr *e) {
+  const auto *ref = e ? dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts()) : nullptr;
+  return ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+}
+
+// A builtin read, or a read of a local holding one (alias_of).
+std::optional<Builtin> builtin_or_alias(const Expr *e) {
+  if (auto b = as_builtin(e)) return b;
+  auto b = alias_of(referenced_var(e));
+  if (b) b->expr = e;
+  return b;
+}
+
+} // namespace
+
 std::optional<GlobalIndex> as_global_index(const Expr *e) {
   const auto *add = dyn_cast_or_null<BinaryOperator>(strip(e));
   if (!add || add->getOpcode() != BO_Add) return std::nullopt;
   for (int side = 0; side < 2; ++side) {
-    auto t = as_builtin(side ? add->getLHS() : add->getRHS());
+    auto t = builtin_or_alias(side ? add->getLHS() : add->getRHS());
     const auto *mul = dyn_cast<BinaryOperator>(strip(side ? add->getRHS() : add->getLHS()));
     if (!t || t->var != Builtin::ThreadIdx || !mul || mul->getOpcode() != BO_Mul) continue;
-    auto a = as_builtin(mul->getLHS()), b = as_builtin(mul->getRHS());
+    auto a = builtin_or_alias(mul->getLHS()), b = builtin_or_alias(mul->getRHS());
     if (!a || !b || a->dim != t->dim || b->dim != t->dim) continue;
     bool ok = (a->var == Builtin::BlockIdx && b->var == Builtin::BlockDim) ||
               (a->var == Builtin::BlockDim && b->var == Builtin::BlockIdx);
@@ -169,6 +198,14 @@ bool IndexUses::any_in(int dim) const {
 IndexUses index_uses(const Stmt *body) {
   IndexUses out;
   std::set<const Stmt *> inside;
+  // Locals holding a builtin: their reads outside the idiom, if any, count
+  // as reads of the builtin (once, at the initializer).
+  struct Alias {
+    const VarDecl *var;
+    Builtin builtin;
+    bool read_outside = false;
+  };
+  std::vector<Alias> aliases;
   std::function<void(const Stmt *)> visit = [&](const Stmt *s) {
     if (!s) return;
     if (const auto *e = dyn_cast<Expr>(s))
@@ -181,10 +218,27 @@ IndexUses index_uses(const Stmt *body) {
       if (auto b = as_builtin(p); b && !inside.count(s)) out.other.push_back(*b);
       return; // its semantic form repeats the builtin
     }
+    if (const auto *d = dyn_cast<DeclStmt>(s)) {
+      for (const Decl *decl : d->decls()) {
+        const auto *v = dyn_cast<VarDecl>(decl);
+        if (auto b = alias_of(v)) {
+          b->expr = v->getInit();
+          aliases.push_back({v, *b});
+        } else if (v) {
+          visit(v->getInit());
+        }
+      }
+      return;
+    }
+    if (const auto *ref = dyn_cast<DeclRefExpr>(s))
+      for (Alias &a : aliases)
+        a.read_outside = a.read_outside || a.var == ref->getDecl();
     for (const Stmt *c : s->children())
       visit(c);
   };
   visit(body);
+  for (const Alias &a : aliases)
+    if (a.read_outside) out.other.push_back(a.builtin);
   return out;
 }
 
