@@ -66,8 +66,7 @@ Expected<std::string> renamed_source(const std::string &source, const std::strin
 
 std::string variant_block(const Planned &p) {
   return "#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == " + std::to_string(p.arch) + "\nnamespace {\nnamespace " +
-         p.nspace + " {\n#line 1 \"" + p.label + "\"\n" + p.source +
-         (p.source.empty() || p.source.back() != '\n' ? "\n" : "") + "}\n}\n#endif\n";
+         p.nspace + " {\n" + variant_text(p.label, p.source) + "}\n}\n#endif\n";
 }
 
 std::string site_text(const LaunchSite &s, const std::string &adapter) {

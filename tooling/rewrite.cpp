@@ -71,9 +71,7 @@ std::string arch_chain(const Substitution &s, const std::string &original, unsig
     const ArchVariant &v = s.variants[i];
     out += (i == 0 ? "#if" : "#elif");
     out += " defined(__CUDA_ARCH__) && __CUDA_ARCH__ == " + std::to_string(v.arch) + "\n";
-    out += line_directive(1, v.name.empty() ? "kbcc-variant" : v.name);
-    out += v.source;
-    if (v.source.empty() || v.source.back() != '\n') out += '\n';
+    out += variant_text(v.name.empty() ? "kbcc-variant" : v.name, v.source);
   }
   if (s.specialization) return out + "#endif\n";
   out += "#else\n" + line_directive(begin_line, path) + original + "\n#endif\n";
@@ -81,6 +79,13 @@ std::string arch_chain(const Substitution &s, const std::string &original, unsig
 }
 
 } // namespace
+
+std::string variant_text(const std::string &name, const std::string &source) {
+  std::string out =
+      "#pragma nv_diagnostic push\n#pragma nv_diag_suppress 177, 550\n" + line_directive(1, name) + source;
+  if (source.empty() || source.back() != '\n') out += '\n';
+  return out + "#pragma nv_diagnostic pop\n";
+}
 
 Expected<std::string> rewrite_unit(const std::string &text, const std::string &path, UnitEdits e) {
   for (Substitution &s : e.substitutions)

@@ -33,6 +33,13 @@ struct Substitution {
   bool specialization = false;
 };
 
+// A variant's definition as it enters a unit: under `#line 1 "name"`, so
+// diagnostics name the variant, and with nvcc's warnings about locals left
+// unread or unused (177, 550) silenced around it, since a rewrite may leave
+// locals of the original behind (`int tx = threadIdx.x;` once the index is
+// rewritten), which are not the user's to see.
+std::string variant_text(const std::string &name, const std::string &source);
+
 // Text inserted at a byte offset of the unit (launch-changing variants and
 // their adapters); a #line after it restores the user's numbering.
 struct Insertion {
