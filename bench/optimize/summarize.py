@@ -30,6 +30,7 @@ GROUPS = [
     ("helpers", "Loops in __device__ helpers and while loops"),
     ("batched", "Rows or heads in a block index"),
     ("templates", "Instances of kernel templates"),
+    ("cstyle", "Kernels written C-style"),
 ]
 
 
