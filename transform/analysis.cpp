@@ -465,6 +465,10 @@ bool private_to_loops(const Stmt *body, const VarDecl *v, const ForStmt *loop) {
 
 } // namespace
 
+bool loop_counter(const Stmt *body, const VarDecl *v) {
+  return !v->getInit() && v->getType()->isIntegerType() && private_to_loops(body, v, nullptr);
+}
+
 std::optional<CountedLoop> counted_loop(const ForStmt *loop, bool reused_var) {
   CountedLoop out;
   out.loop = loop;

@@ -110,6 +110,12 @@ void for_each_read(const clang::Stmt *s,
 // other reference lies in another loop that starts with `v = init`, as in
 // C-style code (`int j; for (j = 0; ...) ... for (j = 0; ...)`); any local
 // when `reused_var`: the caller then checks what reads it after the loop.
+// Whether local `v`, declared without a value, is set first by every loop
+// that uses it: each reference lies in a for statement starting `v = init`
+// that does not read `v` in that init (a C-style loop counter, `int j;`).
+// No value of it then passes from one loop, or one item, to another.
+bool loop_counter(const clang::Stmt *body, const clang::VarDecl *v);
+
 struct CountedLoop {
   const clang::ForStmt *loop = nullptr;
   const clang::VarDecl *var = nullptr;

@@ -13,7 +13,11 @@
 //     S the same for every thread (a term +-S counts as a row), ry and rx
 //     each +-t + c (t the variable of a counted loop around the read, the two
 //     variables distinct) or c, c built from parameters, literals and uniform
-//     locals; E is signed or 64-bit, so it does not wrap;
+//     locals; a coordinate may be clamped, min(max(y + ry, lo), hi) in any
+//     nesting or argument order of integer min and max calls with lo and hi
+//     the same for every thread, when every served read clamps that
+//     dimension alike (the tile then holds, at each coordinate, the element
+//     the clamp selects there); E is signed or 64-bit, so it does not wrap;
 //   - the loops around the read have bounds the same for every thread and no
 //     return, break or goto; the read sits under `if`s only (not in a switch,
 //     a conditional operator or the right of && and ||), after no `continue`
@@ -67,20 +71,36 @@ struct Uniform {
 
 // An index expression as a sum: the x and y indexes, loop variables and
 // uniform terms, and products of a non-uniform factor by the stride.
+struct Linear;
+
+// A coordinate clamped to bounds the same for every thread, as images are
+// read at their borders: min(max(E, lo), hi), in any nesting or argument
+// order of integer min and max calls. `form` is the calls' text with `@`
+// for E, `type` E's type.
+struct Clamp {
+  std::string form, type;
+  const Expr *arg = nullptr;     // E
+  std::shared_ptr<Linear> inner; // E as a sum
+  int sign = 1;
+};
+
 struct Linear {
   int index[2] = {0, 0};
   std::map<const VarDecl *, int> loops;
   std::vector<Uniform> uniform;
   std::vector<std::pair<const Expr *, int>> products;
+  std::vector<Clamp> clamps;
   std::string stride;
 };
 
-// One coordinate: the dimension's index + sign * loop + c.
+// One coordinate: clamp(the dimension's index + sign * loop + c), the clamp
+// optional.
 struct Coord {
   const VarDecl *loop = nullptr;
   int sign = 0;
   std::string c = "0";            // uniform text
   std::optional<long long> value; // c's value, when known at compile time
+  std::string clamp, type;        // Clamp's form and type; "" when none
 };
 
 struct HaloRead {
@@ -101,6 +121,7 @@ struct Halo {
   Index2D index;
   const ParmVarDecl *array = nullptr;
   std::string stride, element;
+  std::string clamp[2], clamp_type[2]; // every read's clamp per dimension (Coord::clamp, type), if any
   std::vector<HaloRead> reads;
   std::map<const VarDecl *, std::pair<std::string, std::string>> bounds; // loop var: first, last + 1
   const IfStmt *wrapper = nullptr;                                       // `if (C) { ... }` holding the reads
@@ -110,7 +131,7 @@ struct Halo {
   // only statement of the one around it, with every served read in the
   // innermost body: its items then run inside that body.
   std::vector<const ForStmt *> nest;
-  std::vector<const VarDecl *> hoisted;
+  PerItemLocals hoisted; // locals declared before the reads
   std::map<const Expr *, Decided> decided;
 };
 
@@ -127,6 +148,50 @@ const Expr *strip_int_casts(const Expr *e, const ASTContext &ctx) {
       return e;
     e = c->getSubExpr();
   }
+}
+
+// Whether `call` is an integer min or max of two integers (CUDA's min, max,
+// umin, umax, llmin, ..., or std::min, std::max).
+bool is_min_max(const CallExpr *call) {
+  const FunctionDecl *fd = call ? call->getDirectCallee() : nullptr;
+  if (!fd || call->getNumArgs() != 2 || !call->getType()->isIntegerType()) return false;
+  std::string n = fd->getQualifiedNameAsString();
+  static const std::set<std::string> names = {"min",   "max",    "umin",   "umax",     "llmin",
+                                              "llmax", "ullmin", "ullmax", "std::min", "std::max"};
+  return names.count(n) && call->getArg(0)->getType()->isIntegerType() && call->getArg(1)->getType()->isIntegerType();
+}
+
+// The argument of min/max call `call` that is not the same for every thread,
+// when exactly one is: its index; -1 otherwise.
+int varying_arg(const KernelAst &k, const CallExpr *call) {
+  bool u0 = uniform_text(k, call->getArg(0)).has_value(), u1 = uniform_text(k, call->getArg(1)).has_value();
+  return u0 == u1 ? -1 : (u0 ? 1 : 0);
+}
+
+// `e` as a clamp: nested integer min and max calls, each with one argument
+// the same for every thread (written outside macros) and the other the next
+// call or, innermost, E (`arg`), not itself such a call. Its `inner` is
+// left unset.
+std::optional<Clamp> as_clamp(const KernelAst &k, const Expr *e) {
+  const auto *call = dyn_cast<CallExpr>(e->IgnoreParenImpCasts());
+  if (!is_min_max(call)) return std::nullopt;
+  int v = varying_arg(k, call);
+  std::string callee = k.text(call->getCallee()->getSourceRange());
+  auto bound = v < 0 ? std::nullopt : uniform_text(k, call->getArg(1 - v));
+  if (callee.empty() || !bound) return std::nullopt;
+  const Expr *arg = call->getArg(v);
+  Clamp c;
+  if (auto next = as_clamp(k, arg)) {
+    c = *next;
+  } else {
+    if (isa<CallExpr>(arg->IgnoreParenImpCasts()) && is_min_max(cast<CallExpr>(arg->IgnoreParenImpCasts())))
+      return std::nullopt;
+    c.form = "@";
+    c.type = type_text(arg->getType(), k.context());
+    c.arg = arg;
+  }
+  c.form = callee + "(" + (v == 0 ? c.form + ", " + *bound : *bound + ", " + c.form) + ")";
+  return c;
 }
 
 // Adds `e` (times `sign`) to `out`; false when it is not such a sum. Locals
@@ -156,6 +221,13 @@ bool linearize(const KernelAst &k, const Halo &h, const std::set<const VarDecl *
   }
   if (const auto *u = dyn_cast<UnaryOperator>(e); u && (u->getOpcode() == UO_Minus || u->getOpcode() == UO_Plus))
     return linearize(k, h, loop_vars, u->getSubExpr(), u->getOpcode() == UO_Minus ? -sign : sign, out, depth);
+  if (auto c = as_clamp(k, e)) {
+    c->inner = std::make_shared<Linear>();
+    c->sign = sign;
+    if (!linearize(k, h, loop_vars, c->arg, 1, *c->inner, depth + 1)) return false;
+    out.clamps.push_back(*c);
+    return true;
+  }
   if (const VarDecl *v = var_of(e)) {
     for (int d = 0; d < 2; ++d)
       if (v == dim_var(h, d)) {
@@ -178,6 +250,17 @@ bool linearize(const KernelAst &k, const Halo &h, const std::set<const VarDecl *
 
 // The coordinate of dimension `d` that `l` (without products) is, if any.
 std::optional<Coord> coord_of(const Linear &l, int d) {
+  if (!l.clamps.empty()) { // the clamp must be the whole coordinate
+    const Clamp &cl = l.clamps.front();
+    bool alone = l.clamps.size() == 1 && cl.sign == 1 && l.products.empty() && l.index[0] == 0 && l.index[1] == 0 &&
+                 l.uniform.empty() &&
+                 std::all_of(l.loops.begin(), l.loops.end(), [](const auto &v) { return v.second == 0; });
+    auto c = alone ? coord_of(*cl.inner, d) : std::nullopt;
+    if (!c || !c->clamp.empty()) return std::nullopt;
+    c->clamp = cl.form;
+    c->type = cl.type;
+    return c;
+  }
   if (!l.products.empty() || l.index[d] != 1 || l.index[1 - d] != 0) return std::nullopt;
   Coord c;
   for (const auto &[v, s] : l.loops) {
@@ -223,6 +306,7 @@ std::optional<HaloRead> decompose(const KernelAst &k, Halo &h, const std::set<co
     for (const auto &[v, n] : f.loops)
       row.loops[v] += n;
     row.uniform.insert(row.uniform.end(), f.uniform.begin(), f.uniform.end());
+    row.clamps.insert(row.clamps.end(), f.clamps.begin(), f.clamps.end());
   }
   auto y = coord_of(row, 1), x = coord_of(col, 0);
   if (!y || !x || (y->loop && y->loop == x->loop)) return std::nullopt;
@@ -245,7 +329,7 @@ Subst coord_subst(const KernelAst &k, const Halo &h, const std::set<const VarDec
     for (int d = 0; d < 2; ++d) {
       if (!depends_on(e, dim_var(h, d))) continue;
       auto c = coord_expr(k, h, loop_vars, e, d);
-      if (!c || c->loop != r.at[d].loop || c->sign != r.at[d].sign) continue;
+      if (!c || !c->clamp.empty() || c->loop != r.at[d].loop || c->sign != r.at[d].sign) continue;
       return "((" + type_text(e->getType(), k.context()) + ")(" + (d == 0 ? b0 : b1) + " + " + c->c + " - " +
              r.at[d].c + "))";
     }
@@ -390,7 +474,7 @@ void find_decided(const KernelAst &k, Halo &h) {
             const Expr *side = left ? b->getLHS() : b->getRHS();
             auto c = depends_on(side, dim_var(h, d)) ? coord_expr(k, h, loop_vars, side, d) : std::nullopt;
             auto bound = uniform_text(k, left ? b->getRHS() : b->getLHS());
-            if (!c || !bound || c->loop != r.at[d].loop || c->sign != r.at[d].sign) continue;
+            if (!c || !c->clamp.empty() || !bound || c->loop != r.at[d].loop || c->sign != r.at[d].sign) continue;
             BinaryOperatorKind op = left ? b->getOpcode() : BinaryOperator::reverseComparisonOp(b->getOpcode());
             if (!value) op = BinaryOperator::negateComparisonOp(op);
             std::string a = d == 0 ? "x" : "y", n = std::to_string(i);
@@ -501,6 +585,23 @@ bool within_one(const KernelAst &k, const Halo &h) {
   return true;
 }
 
+// Sets h.clamp from the reads' coordinates; false when two reads differ in
+// a dimension's clamp (or only one has one): the tile holds one element per
+// coordinate, the one the clamp selects.
+bool common_clamps(Halo &h) {
+  for (int d = 0; d < 2; ++d)
+    for (const HaloRead &r : h.reads) {
+      const Coord &c = r.at[d];
+      if (&r == &h.reads.front()) {
+        h.clamp[d] = c.clamp;
+        h.clamp_type[d] = c.type;
+      } else if (c.clamp != h.clamp[d] || c.type != h.clamp_type[d]) {
+        return false;
+      }
+    }
+  return true;
+}
+
 Expected<Halo> analyze(const KernelAst &k) {
   auto idx = index_2d(k);
   if (!idx) return idx.error();
@@ -544,7 +645,11 @@ Expected<Halo> analyze(const KernelAst &k) {
                "' is read at most one element from each output in each dimension: the L1 cache serves that reuse";
       continue;
     }
-    auto locals = per_item_locals(h.before, "before the stencil's reads");
+    if (!common_clamps(h)) {
+      reason = "'" + p->getName().str() + "' is read with a coordinate clamped by some reads and not alike by others";
+      continue;
+    }
+    auto locals = per_item_locals(k.kernel()->getBody(), h.before, "before the stencil's reads");
     if (!locals) return locals.error();
     h.hoisted = *locals;
     find_nest(h, *main);
@@ -584,8 +689,7 @@ std::vector<Repl> item_repls(const KernelAst &k, const Halo &h, long rows, const
     size_t b = 0, x = 0;
     if (const auto *ref = dyn_cast<DeclRefExpr>(s)) {
       const auto *v = dyn_cast<VarDecl>(ref->getDecl());
-      if (v && std::find(h.hoisted.begin(), h.hoisted.end(), v) != h.hoisted.end() &&
-          k.span(ref->getSourceRange(), b, x))
+      if (v && h.hoisted.per_item(v) && k.span(ref->getSourceRange(), b, x))
         out.push_back({b, x, v->getName().str() + "[" + q + "]"});
     }
     if (isa<ReturnStmt>(s) && k.span(s->getSourceRange(), b, x))
@@ -620,14 +724,13 @@ std::string prologue_text(const KernelAst &k, const Halo &h, long rows, size_t o
     }
   repls = disjoint(repls);
   std::string R = std::to_string(rows), out;
-  for (const VarDecl *v : h.hoisted)
-    out += "  " + type_text(v->getType(), k.context()) + " " + v->getName().str() + "[" + R + "];\n";
+  out += item_declarations(k, h.hoisted, rows);
   out += "  bool __kbcc_live[" + R + "];\n";
   std::string item = "    __kbcc_live[__kbcc_q] = false;\n";
   size_t first = statement_begin(k, h.first);
   if (h.wrapper) { // up to the wrapper, its test, then its block up to the first statement naming X
     size_t cb = 0, cx = 0;
-    k.span(h.wrapper->getCond()->getSourceRange(), cb, cx);
+    span_of(k, h.wrapper->getCond(), cb, cx);
     item += spliced(src, open, statement_begin(k, h.wrapper), repls) + "\n    if (!(" + spliced(src, cb, cx, repls) +
             ")) goto __kbcc_p;\n" +
             spliced(src, k.offset(cast<CompoundStmt>(h.wrapper->getThen())->getLBracLoc()) + 1, first, repls);
@@ -696,11 +799,23 @@ std::string staging_text(const KernelAst &k, const Halo &h, long rows, long cap)
   out += "    const int __kbcc_fhi = (int)__kbcc_fh, __kbcc_fwi = (int)__kbcc_fw;\n" + rects;
   out += "    for (int __kbcc_ty = threadIdx.y; __kbcc_ty < __kbcc_fhi; __kbcc_ty += blockDim.y) {\n";
   out += "      __attribute__((unused)) const long long __kbcc_r = __kbcc_by + __kbcc_y0 + __kbcc_ty;\n";
-  out += "      const " + h.element + " *__kbcc_row = " + h.array->getName().str() + " + (__kbcc_r * (long long)" +
-         h.stride + " + __kbcc_bx + __kbcc_x0);\n";
+  // A clamped coordinate's element is the one the clamp selects.
+  auto clamped = [&](int d, const std::string &at) {
+    size_t hole = h.clamp[d].find('@');
+    return std::string(h.clamp[d]).replace(hole, 1, "((" + h.clamp_type[d] + ")(" + at + "))");
+  };
+  bool clamps = !h.clamp[0].empty() || !h.clamp[1].empty();
+  std::string array = h.array->getName().str();
+  if (clamps)
+    out += "      const " + h.element + " *__kbcc_row = " + array + " + (long long)" +
+           (h.clamp[1].empty() ? "__kbcc_r" : clamped(1, "__kbcc_r")) + " * (long long)" + h.stride + ";\n";
+  else
+    out += "      const " + h.element + " *__kbcc_row = " + array + " + (__kbcc_r * (long long)" + h.stride +
+           " + __kbcc_bx + __kbcc_x0);\n";
   out += "      for (int __kbcc_tx = threadIdx.x; __kbcc_tx < __kbcc_fwi; __kbcc_tx += blockDim.x) {\n";
   out += "        __attribute__((unused)) const long long __kbcc_c = __kbcc_bx + __kbcc_x0 + __kbcc_tx;\n";
-  out += "        if (" + need + ") __kbcc_tile[__kbcc_ty * __kbcc_fwi + __kbcc_tx] = __kbcc_row[__kbcc_tx];\n";
+  std::string at = !clamps ? "__kbcc_tx" : h.clamp[0].empty() ? "__kbcc_c" : clamped(0, "__kbcc_c");
+  out += "        if (" + need + ") __kbcc_tile[__kbcc_ty * __kbcc_fwi + __kbcc_tx] = __kbcc_row[" + at + "];\n";
   out += "      }\n    }\n    __syncthreads();\n  }\n";
   return out;
 }
@@ -735,7 +850,7 @@ std::vector<Repl> served_repls(const KernelAst &k, const Halo &h, bool decide, s
   if (decide)
     for (const auto &[cond, d] : h.decided) {
       size_t cb = 0, cx = 0;
-      k.span(cond->getSourceRange(), cb, cx);
+      span_of(k, cond, cb, cx);
       repls.push_back({cb, cx, d.holds ? "true" : "false"});
     }
   walk(h.index.space.body, [&](const Stmt *s) {
@@ -821,8 +936,10 @@ Expected<Output> halo_apply(const Input &in, const Params &params) {
     if (isa<DeclRefExpr>(s) || isa<ReturnStmt>(s) || isa<IfStmt>(s) || isa<ArraySubscriptExpr>(s) || isa<DeclStmt>(s))
       in_macro = in_macro || !spans(k, s);
   });
+  size_t cb = 0, cx = 0;
   for (const auto &[cond, d] : h->decided)
-    in_macro = in_macro || !spans(k, cond);
+    in_macro = in_macro || !span_of(k, cond, cb, cx);
+  if (h->wrapper) in_macro = in_macro || !span_of(k, h->wrapper->getCond(), cb, cx);
   for (const GlobalIndex &g : h->index.space.occurrences)
     in_macro = in_macro || !spans(k, g.expr);
   size_t open = k.offset(body->getLBracLoc()), close = k.offset(body->getRBracLoc());

@@ -109,9 +109,13 @@ std::optional<std::string> uniform_text(const KernelAst &k, const Expr *e, const
   return "(" + spliced(k.source(), b, x, disjoint(repls)) + ")";
 }
 
-Expected<std::vector<const VarDecl *>> per_item_locals(const std::vector<const Stmt *> &before,
-                                                       const std::string &where) {
-  std::vector<const VarDecl *> out;
+bool PerItemLocals::per_item(const VarDecl *v) const {
+  return std::find(values.begin(), values.end(), v) != values.end();
+}
+
+Expected<PerItemLocals> per_item_locals(const Stmt *body, const std::vector<const Stmt *> &before,
+                                        const std::string &where) {
+  PerItemLocals out;
   for (const Stmt *st : before) {
     const auto *d = dyn_cast<DeclStmt>(st);
     if (!d) continue;
@@ -122,9 +126,19 @@ Expected<std::vector<const VarDecl *>> per_item_locals(const std::vector<const S
         return not_applicable("local '" + v->getName().str() + "' " + where + " is not a plain scalar");
       if (v->getInit() && v->getInitStyle() != VarDecl::CInit)
         return not_applicable("local '" + v->getName().str() + "' is not initialized with '='");
-      out.push_back(v);
+      (loop_counter(body, v) ? out.counters : out.values).push_back(v);
     }
   }
+  return out;
+}
+
+std::string item_declarations(const KernelAst &k, const PerItemLocals &locals, long items) {
+  std::string out;
+  for (const VarDecl *v : locals.values)
+    out +=
+        "  " + type_text(v->getType(), k.context()) + " " + v->getName().str() + "[" + std::to_string(items) + "];\n";
+  for (const VarDecl *v : locals.counters)
+    out += "  __attribute__((unused)) " + type_text(v->getType(), k.context()) + " " + v->getName().str() + ";\n";
   return out;
 }
 

@@ -57,11 +57,20 @@ const clang::VarDecl *var_of(const clang::Expr *e);
 bool only_read(const KernelAst &k, const clang::ParmVarDecl *array);
 
 // The locals that `before` (statements copied once per item of a thread)
-// declares at its top level, each to become one value per item; Error
-// "not-applicable" naming the first that is not a plain scalar initialized
-// with '=' (`where` says which statements, e.g. "before the loop").
-Expected<std::vector<const clang::VarDecl *>> per_item_locals(const std::vector<const clang::Stmt *> &before,
-                                                              const std::string &where);
+// declares at its top level: `values`, each to become one value per item,
+// and `counters`, loop counters (loop_counter in `body`) that one variable
+// of the thread serves. Error "not-applicable" naming the first that is not
+// a plain scalar initialized with '=' (`where` says which statements, e.g.
+// "before the loop").
+struct PerItemLocals {
+  std::vector<const clang::VarDecl *> values, counters;
+  bool per_item(const clang::VarDecl *v) const;
+};
+Expected<PerItemLocals> per_item_locals(const clang::Stmt *body, const std::vector<const clang::Stmt *> &before,
+                                        const std::string &where);
+// Declarations of `locals` for a thread that runs `items` items: an array
+// of `items` elements per value, one variable per counter.
+std::string item_declarations(const KernelAst &k, const PerItemLocals &locals, long items);
 
 // `t` as CUDA text, canonical and without qualifiers.
 std::string type_text(clang::QualType t, const clang::ASTContext &ctx);

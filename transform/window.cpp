@@ -96,7 +96,7 @@ struct Window {
   std::string c;                       // offset_of's key of the window: the sign of t, then c
   std::string lo, hi;                  // uniform texts: the loop's first and last-plus-one t
   std::vector<WindowRead> reads;
-  std::vector<const VarDecl *> expanded; // locals declared before the loop
+  PerItemLocals expanded;                // locals declared before the loop
   std::map<const Expr *, Proven> proven; // guards decided by bounds on j
   std::vector<Table> tables;
   std::string element, loop_type, offset_type;
@@ -358,7 +358,7 @@ std::optional<Window> search(const KernelAst &k, const Window &base, const Compo
         if (reason.find("is used other than") != std::string::npos) specific = reason;
         continue;
       }
-      auto locals = per_item_locals(attempt.before, "before the loop");
+      auto locals = per_item_locals(k.kernel()->getBody(), attempt.before, "before the loop");
       if (!locals) {
         reason = locals.error().message;
         return std::nullopt;
@@ -414,8 +414,7 @@ std::vector<Repl> item_repls(const KernelAst &k, const Window &w, const std::str
     size_t b = 0, x = 0;
     if (const auto *ref = dyn_cast<DeclRefExpr>(s)) {
       const auto *v = dyn_cast<VarDecl>(ref->getDecl());
-      if (v && std::find(w.expanded.begin(), w.expanded.end(), v) != w.expanded.end() &&
-          k.span(ref->getSourceRange(), b, x))
+      if (v && w.expanded.per_item(v) && k.span(ref->getSourceRange(), b, x))
         out.push_back({b, x, v->getName().str() + "[__kbcc_r]"});
     }
     if (isa<ReturnStmt>(s) && k.span(s->getSourceRange(), b, x))
@@ -472,9 +471,7 @@ std::string prologue_text(const KernelAst &k, const Window &w, long items, size_
   }
   repls = disjoint(repls);
   std::string decls = "  bool __kbcc_live[" + std::to_string(items) + "];\n";
-  for (const VarDecl *v : w.expanded)
-    decls +=
-        "  " + type_text(v->getType(), k.context()) + " " + v->getName().str() + "[" + std::to_string(items) + "];\n";
+  decls += item_declarations(k, w.expanded, items);
   return decls + "  #pragma unroll\n  for (int __kbcc_r = 0; __kbcc_r < " + std::to_string(items) +
          "; ++__kbcc_r) {\n" + (idiom_in(k, w, b, x) ? kItem + std::to_string(items) + "ull + __kbcc_r;\n" : "") +
          "    __kbcc_live[__kbcc_r] = false;\n" + spliced(src, b, x, repls) + "\n    __kbcc_live[__kbcc_r] = true;\n" +
@@ -496,7 +493,7 @@ std::string combined_store_text(const KernelAst &k, const Window &w, long items)
   const auto *idx = lhs ? dyn_cast<DeclRefExpr>(lhs->getIdx()->IgnoreParenImpCasts()) : nullptr;
   const auto *p = base ? dyn_cast<ParmVarDecl>(base->getDecl()) : nullptr;
   const auto *v = idx ? dyn_cast<VarDecl>(idx->getDecl()) : nullptr;
-  if (!p || !v || std::find(w.expanded.begin(), w.expanded.end(), v) == w.expanded.end()) return "";
+  if (!p || !v || !w.expanded.per_item(v)) return "";
   const QualType elem = lhs->getType().getUnqualifiedType();
   if (!elem->isBuiltinType() || !elem->isArithmeticType() || elem->isBooleanType()) return "";
   const auto bytes = static_cast<long>(k.context().getTypeSize(elem) / 8) * items;
@@ -868,7 +865,7 @@ Expected<Output> window_apply(const Input &in, const Params &params) {
     if (isa<DeclRefExpr>(s) || isa<ReturnStmt>(s) || isa<IfStmt>(s) || isa<ArraySubscriptExpr>(s))
       in_macro = in_macro || !spans(k, s);
   });
-  for (const VarDecl *v : w->expanded)
+  for (const VarDecl *v : w->expanded.values)
     in_macro = in_macro || (v->getInit() && !spans(k, v->getInit()));
   if (in_macro) return not_applicable("part of the body is written in a macro");
   // With a wrapper, what follows the loop ends at its block's closing brace.

@@ -1,0 +1,64 @@
+// Runs kernel WHICH as written and as rewritten (VARIANT, launched as its
+// mapping says: DX (DY) outputs per block in x (y), blocks of BX x BY) and
+// prints "<kernel> same" when the outputs agree bitwise: each output's
+// operations keep their order in the staged copies.
+//   0 blur_skip, 1 blur_rows, 2 filter2d (transform/Inputs/borders.cu);
+//   3 fir_c89 (transform/Inputs/fir-c89.cu)
+#include "twin.h"
+
+namespace {
+
+std::vector<float> values(size_t n) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i)
+    v[i] = (float)((long)((i * 2654435761u) % 2001) - 1000) / 1000.0f;
+  return v;
+}
+
+unsigned blocks(unsigned items, unsigned per_block) { return (items + per_block - 1) / per_block; }
+
+} // namespace
+
+int main() {
+  bool ok = true;
+  const char *name = "";
+#if WHICH <= 1
+  // The image of the macros W x H (1000 x 77): no tile divides it.
+  const int width = 1000, height = 77;
+  const size_t n = (size_t)width * height;
+  float *in = upload(values(n));
+  float *o0 = upload(std::vector<float>(n, -7)), *o1 = upload(std::vector<float>(n, -7));
+  const dim3 grid(blocks(width, 32), blocks(height, 8)), vgrid(blocks(grid.x * 32, DX), blocks(grid.y * 8, DY));
+#if WHICH == 0
+  name = "blur_skip";
+  orig::blur_skip<<<grid, dim3(32, 8)>>>(in, o0);
+  var::blur_skip<<<vgrid, dim3(BX, BY)>>>(in, o1);
+#else
+  name = "blur_rows";
+  orig::blur_rows<<<grid, dim3(32, 8)>>>(in, o0);
+  var::blur_rows<<<vgrid, dim3(BX, BY)>>>(in, o1);
+#endif
+  ok = same(name, download(o0, n), download(o1, n), 0);
+#elif WHICH == 2
+  name = "filter2d";
+  const int width = 997, height = 131, radius = 3, side = 2 * radius + 1;
+  const size_t n = (size_t)width * height;
+  float *in = upload(values(n)), *w = upload(values(side * side));
+  float *o0 = upload(std::vector<float>(n, -7)), *o1 = upload(std::vector<float>(n, -7));
+  const dim3 grid(blocks(width, 16), blocks(height, 16));
+  orig::filter2d<<<grid, dim3(16, 16)>>>(in, w, o0, width, height, radius);
+  var::filter2d<<<dim3(blocks(grid.x * 16, DX), blocks(grid.y * 16, DY)), dim3(BX, BY)>>>(in, w, o1, width, height,
+                                                                                          radius);
+  ok = same(name, download(o0, n), download(o1, n), 0);
+#else
+  name = "fir_c89";
+  const int n = 100003, taps = 17;
+  float *x = upload(values(n)), *w = upload(values(taps));
+  float *y0 = upload(std::vector<float>(n, -7)), *y1 = upload(std::vector<float>(n, -7));
+  const unsigned grid = blocks(n, 256);
+  orig::fir_c89<<<grid, 256>>>(x, w, y0, n, taps);
+  var::fir_c89<<<blocks(grid * 256, DX), BX>>>(x, w, y1, n, taps);
+  ok = same(name, download(y0, n), download(y1, n), 0);
+#endif
+  return verdict(name, ok);
+}
