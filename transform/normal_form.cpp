@@ -3,6 +3,7 @@
 #include "transform/analysis.h"
 #include "transform/edits.h"
 #include "transform/transform.h"
+#include "transform/uniform.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclCXX.h"
@@ -466,6 +467,181 @@ Expected<std::optional<std::string>> while_round(const KernelAst &k) {
   return std::optional<std::string>(*text);
 }
 
+// An element of memory that a loop accumulates into: `P[E] = V;` (a
+// statement of a block, P a pointer variable, E free of side effects,
+// calls and loads), then the loop, a later statement of the same block.
+struct Accumulator {
+  const Stmt *store = nullptr;
+  const ArraySubscriptExpr *element = nullptr;
+  const VarDecl *pointer = nullptr;
+  const Stmt *loop = nullptr;
+  std::vector<const ArraySubscriptExpr *> uses; // P[E] in the loop
+};
+
+// The variables `e` names.
+std::set<const VarDecl *> variables_of(const Stmt *e) {
+  std::set<const VarDecl *> out;
+  walk(e, [&](const Stmt *s) {
+    if (const auto *ref = dyn_cast<DeclRefExpr>(s))
+      if (const auto *v = dyn_cast<VarDecl>(ref->getDecl())) out.insert(v);
+  });
+  return out;
+}
+
+// `s` as `P[E] = V;` with P a pointer variable that the kernel never
+// assigns, to an arithmetic, non-volatile element, and E free of side
+// effects, calls and loads; nullopt otherwise.
+std::optional<Accumulator> initial_store(const KernelAst &k, const Stmt *s) {
+  const auto *set = dyn_cast<BinaryOperator>(s);
+  const auto *sub =
+      set && set->getOpcode() == BO_Assign ? dyn_cast<ArraySubscriptExpr>(set->getLHS()->IgnoreParens()) : nullptr;
+  const auto *ref = sub ? dyn_cast<DeclRefExpr>(sub->getBase()->IgnoreParenImpCasts()) : nullptr;
+  const auto *p = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  if (!p || !p->getType()->isPointerType() || assigns(k.kernel()->getBody(), p)) return std::nullopt;
+  QualType element = p->getType()->getPointeeType();
+  const Expr *idx = sub->getIdx();
+  bool calls = false;
+  walk(idx, [&](const Stmt *x) { calls = calls || isa<CallExpr>(x); });
+  if (!element->isArithmeticType() || element.isVolatileQualified() || calls || reads_memory(idx) ||
+      idx->HasSideEffects(k.context()))
+    return std::nullopt;
+  Accumulator a;
+  a.store = s;
+  a.element = sub;
+  a.pointer = p;
+  return a;
+}
+
+// Whether `s` may run between the store and the loop: a declaration or an
+// expression that does not name P, writes no memory, assigns none of E's
+// variables and does not jump.
+bool between(const Accumulator &a, const Stmt *s) {
+  if (!isa<DeclStmt>(s) && !isa<Expr>(s)) return false;
+  if (refers_to(s, a.pointer) || writes_memory(s)) return false;
+  for (const VarDecl *v : variables_of(a.element->getIdx()))
+    if (assigns(s, v)) return false;
+  return true;
+}
+
+// Whether `loop` keeps P[E] in a register exactly: every reference to P in
+// it is P[E], whose address it does not take; it writes no other memory and
+// reads no memory through P's parameter or through a pointer the kernel
+// assigns; it does not assign E's
+// variables, return, jump out by goto, synchronize or use atomics, warp
+// operations or calls kbcc cannot see. (Other pointer parameters are taken
+// not to overlap P's elements, as by every structural transform.)
+bool promotable(const KernelAst &k, Accumulator &a, const Stmt *loop) {
+  const ASTContext &ctx = k.context();
+  const Stmt *body = k.kernel()->getBody();
+  Effects fx = effects_in(loop);
+  bool jumps = false;
+  walk(loop,
+       [&](const Stmt *s) { jumps = jumps || isa<GotoStmt>(s) || isa<IndirectGotoStmt>(s) || isa<LabelStmt>(s); });
+  if (jumps || has_return(loop) || fx.barrier || fx.warp_ops || fx.atomics || fx.inline_asm || fx.device_launch ||
+      fx.unknown_calls)
+    return false;
+  for (const VarDecl *v : variables_of(a.element->getIdx()))
+    if (assigns(loop, v)) return false;
+  const ParmVarDecl *root = root_parameter(a.element->getBase());
+  auto is_use = [&](const Expr *e) {
+    const auto *sub = dyn_cast<ArraySubscriptExpr>(e->IgnoreParens());
+    return sub && names(sub->getBase(), a.pointer) && same_expr(sub->getIdx(), a.element->getIdx(), ctx);
+  };
+  bool ok = true;
+  a.uses.clear();
+  walk(loop, [&](const Stmt *s) {
+    if (!ok) return;
+    if (const auto *sub = dyn_cast<ArraySubscriptExpr>(s)) {
+      if (is_use(sub)) {
+        a.uses.push_back(sub);
+        return;
+      }
+      const ParmVarDecl *r = sub->getBase()->getType()->isPointerType() ? root_parameter(sub->getBase()) : nullptr;
+      if (sub->getBase()->getType()->isPointerType() && (!r || r == root)) ok = false;
+    }
+    if (const auto *u = dyn_cast<UnaryOperator>(s); u && u->getOpcode() == UO_Deref) {
+      const ParmVarDecl *r = root_parameter(u->getSubExpr());
+      if (!r || r == root) ok = false;
+    }
+    if (const auto *ref = dyn_cast<DeclRefExpr>(s))
+      if (const auto *v = dyn_cast<VarDecl>(ref->getDecl()); v && v->getType()->isPointerType() && assigns(body, v))
+        ok = false;
+    if (const auto *u = dyn_cast<UnaryOperator>(s); u && u->getOpcode() == UO_AddrOf && is_use(u->getSubExpr()))
+      ok = false; // the element's address outlives the register
+    const Expr *lhs = nullptr;
+    if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->isAssignmentOp()) lhs = b->getLHS();
+    if (const auto *u = dyn_cast<UnaryOperator>(s); u && u->isIncrementDecrementOp()) lhs = u->getSubExpr();
+    if (lhs && is_memory(lhs) && !is_use(lhs)) ok = false;
+    if (const auto *call = dyn_cast<CallExpr>(s); call && writes_memory(call)) ok = false;
+  });
+  a.loop = loop;
+  return ok && !a.uses.empty() && (int)a.uses.size() == references(loop, a.pointer);
+}
+
+// The accumulators of `block` whose loops hold no other's.
+void block_accumulators(const KernelAst &k, const CompoundStmt *block, std::vector<Accumulator> &out) {
+  for (size_t i = 0; i < block->size(); ++i) {
+    auto a = initial_store(k, block->body_begin()[i]);
+    if (!a) continue;
+    for (size_t j = i + 1; j < block->size(); ++j) {
+      const Stmt *s = block->body_begin()[j];
+      bool loop = isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s);
+      if (loop && refers_to(s, a->pointer)) {
+        if (promotable(k, *a, s)) out.push_back(*a);
+        break;
+      }
+      if (!between(*a, s)) break;
+    }
+  }
+}
+
+// The kernel with each accumulator's element kept in a new local from its
+// initial store to the end of its loop, where it is stored: `P[E] = V;`
+// becomes `T P_acc_N = V;`, P[E] in the loop `P_acc_N`, and `P[E] =
+// P_acc_N;` follows the loop. nullopt when there is none.
+Expected<std::optional<std::string>> accumulator_round(const KernelAst &k) {
+  std::vector<Accumulator> found;
+  walk(k.kernel()->getBody(), [&](const Stmt *s) {
+    if (const auto *block = dyn_cast<CompoundStmt>(s)) block_accumulators(k, block, found);
+  });
+  std::set<std::string> taken;
+  identifiers(k.source(), taken);
+  const std::string &src = k.source();
+  Edits e;
+  std::vector<const Stmt *> loops;
+  bool any = false;
+  for (const Accumulator &a : found) {
+    bool nested = false;
+    for (const Stmt *l : loops)
+      walk(l, [&](const Stmt *s) { nested = nested || s == a.store; });
+    size_t sb = statement_begin(k, a.store), se = statement_end(k, a.store), le = statement_end(k, a.loop);
+    size_t eb = 0, ee = 0, vb = 0, ve = 0;
+    const Expr *value = cast<BinaryOperator>(a.store)->getRHS();
+    if (nested || sb == std::string::npos || se == std::string::npos || le == std::string::npos ||
+        !k.span(a.element->getSourceRange(), eb, ee) || !span_of(k, value, vb, ve))
+      continue;
+    std::vector<std::pair<size_t, size_t>> uses;
+    for (const ArraySubscriptExpr *u : a.uses) {
+      size_t ub = 0, ue = 0;
+      if (!k.span(u->getSourceRange(), ub, ue)) break;
+      uses.emplace_back(ub, ue);
+    }
+    if (uses.size() != a.uses.size()) continue;
+    std::string name = fresh(a.pointer->getName().str() + "_acc", taken);
+    std::string type = type_text(a.pointer->getType()->getPointeeType().getUnqualifiedType(), k.context());
+    e.replace(sb, se, type + " " + name + " = " + src.substr(vb, ve - vb) + ";");
+    for (const auto &[ub, ue] : uses)
+      e.replace(ub, ue, name);
+    e.replace(le, le, "\n" + src.substr(eb, ee - eb) + " = " + name + ";");
+    loops.push_back(a.loop);
+    any = true;
+  }
+  if (!any) return std::optional<std::string>();
+  auto text = e.apply(k.source());
+  if (!text) return text.error();
+  return std::optional<std::string>(*text);
+}
+
 } // namespace
 
 Expected<KernelAst> normal_form(const KernelAst &k) {
@@ -488,7 +664,13 @@ Expected<KernelAst> normal_form(const KernelAst &k) {
   if (!loops) return not_applicable(loops.error().message);
   if (*loops)
     if (Status ok = step(*loops); !ok) return ok.error();
-  if (!current) return make_error("nothing to inline and no while loop to write as a for loop", "no-form");
+  auto registers = accumulator_round(*at);
+  if (!registers) return not_applicable(registers.error().message);
+  if (*registers)
+    if (Status ok = step(*registers); !ok) return ok.error();
+  if (!current)
+    return make_error("nothing to inline, no while loop to write as a for loop and no accumulator in memory",
+                      "no-form");
   return std::move(*current);
 }
 

@@ -34,6 +34,25 @@
 // v = v + K), where BODY has no `continue` of the loop and does not assign v
 // and no statement after the loop names v, becomes
 // `for (T v = A; C; v++) { BODY }`: the counted loop the transforms read.
+//
+// Accumulators in registers. `P[E] = V;`, a statement of a block followed,
+// in the same block, by a loop that accumulates into P[E] (`P[E] += ...`),
+// becomes `T P_acc_N = V;`, with `P_acc_N` for P[E] in the loop and
+// `P[E] = P_acc_N;` after it: the reduction the transforms read, and what
+// nvcc cannot do itself, since a store through P might change what the
+// loop's other loads read. Done when:
+//   - P is a pointer variable the kernel never assigns, to an arithmetic,
+//     non-volatile type; E has no side effect, call or load;
+//   - the statements between the store and the loop are declarations and
+//     expressions that do not name P, write no memory and assign none of
+//     E's variables;
+//   - in the loop, every reference to P is P[E], whose address it does not
+//     take; it writes no other memory (no call that may), reads nothing
+//     through P's parameter again or through a pointer the kernel assigns,
+//     assigns none of E's variables, and has no return, goto, barrier,
+//     atomic, warp operation, inline assembly or call kbcc cannot see.
+// Pointer parameters other than P's are taken not to overlap P's elements,
+// as every structural transform takes read-only arrays not to be written.
 #pragma once
 
 #include "support/expected.h"
@@ -42,8 +61,9 @@
 namespace kbcc::transform {
 
 // `k`'s kernel in normal form, parsed in its unit. Errors: "no-form" when
-// neither rewrite applies (nothing to inline, no while loop to write as a
-// for loop); "not-applicable" when the form does not parse.
+// no rewrite applies (nothing to inline, no while loop to write as a for
+// loop, no accumulator to keep in a register); "not-applicable" when the
+// form does not parse.
 Expected<KernelAst> normal_form(const KernelAst &k);
 
 } // namespace kbcc::transform

@@ -69,7 +69,8 @@ struct Transform {
 // or writes its block extent as a constant, its thread-per-item form
 // (transform/items_form.h), with `t`'s axes there. A structural transform
 // that refuses both is offered the kernel's normal form (helpers inlined,
-// while loops as for loops: transform/normal_form.h) the same way.
+// while loops as for loops, accumulators in memory kept in registers:
+// transform/normal_form.h) the same way.
 struct Offer {
   std::vector<Axis> axes;
   Input input;                                      // the kernel or its form

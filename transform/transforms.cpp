@@ -160,8 +160,10 @@ Expected<Offer> offer(const Transform &t, const Input &in) {
   auto o = written_offer(t, there);
   if (!o && o.error().message == written.error().message) return written;
   if (!o)
-    return not_applicable(written.error().message +
-                          "; with its helpers inlined and while loops as for loops: " + o.error().message);
+    return not_applicable(
+        written.error().message +
+        "; in its normal form (helpers inlined, while loops as for loops, accumulators in registers): " +
+        o.error().message);
   if (!o->form_ast) o->form_ast = *normal;
   return o;
 }

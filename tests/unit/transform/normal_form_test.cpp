@@ -1,4 +1,5 @@
-// Normal forms: helper calls inlined and while loops written as for loops,
+// Normal forms: helper calls inlined, while loops written as for loops and
+// accumulators in memory kept in registers,
 // the calls each refusal keeps, and the structural transforms offered the
 // form of a kernel they refuse as written.
 #include "parsed.h"
@@ -151,6 +152,59 @@ TEST(NormalForm, WhileLoopsBecomeCountedForLoops) {
   kept("  while (c < n) { if (a[c] < 0) continue; s += a[c]; c++; }");
   kept("  while (c < n) { s += a[c]; c++; }\n  s += c;");
   kept("  while (c < n) { s += a[c]; c += 2; c++; }");
+}
+
+// A one-thread-per-row kernel of `body` (parameters x, y, z, rows, n; `r`
+// the row, past the guard).
+std::string rows_kernel(const std::string &body) {
+  return "__global__ void k(const float *x, float *y, float *z, int rows, int n) {\n"
+         "  int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+         "  if (r >= rows) return;\n" +
+         body + "\n}";
+}
+
+TEST(NormalForm, AccumulatorsInMemoryAreKeptInRegisters) {
+  std::string f = form_of(rows_kernel("  y[r] = 1.5f;\n  int m = n / 2;\n"
+                                      "  for (int j = 0; j < m; ++j) y[r] = y[r] * 0.5f + x[r * n + j];\n"
+                                      "  y[r] += 1;"));
+  // The store becomes the register's declaration; the loop's reads and
+  // writes of the element, the register; the element is stored after the
+  // loop (also when it runs no step, with the value the store had).
+  EXPECT_NE(f.find("float y_acc_1 = 1.5f;\n  int m = n / 2;"), std::string::npos) << f;
+  EXPECT_NE(f.find("y_acc_1 = y_acc_1 * 0.5f + x[r * n + j];\ny[r] = y_acc_1;\n  y[r] += 1;"), std::string::npos)
+      << f;
+  // Nested loops, a name the kernel already uses, and two accumulators.
+  std::string g = form_of(rows_kernel("  int y_acc_1 = 0;\n  y[r] = 0;\n"
+                                      "  for (int i = 0; i < n; ++i) for (int j = 0; j < n; ++j) y[r] += x[i * n + j];\n"
+                                      "  z[r] = 0;\n  for (int j = 0; j < n; ++j) z[r] += x[j] * y_acc_1;"));
+  EXPECT_NE(g.find("float y_acc_2 = 0;"), std::string::npos) << g;
+  EXPECT_NE(g.find("y_acc_2 += x[i * n + j];\ny[r] = y_acc_2;"), std::string::npos) << g;
+  EXPECT_NE(g.find("float z_acc_1 = 0;"), std::string::npos) << g;
+  EXPECT_NE(g.find("z_acc_1 += x[j] * y_acc_1;\nz[r] = z_acc_1;"), std::string::npos) << g;
+}
+
+TEST(NormalForm, AccumulatorsStayInMemoryWhereARegisterWouldDiffer) {
+  auto kept = [](const std::string &body) {
+    std::string f = form_of(rows_kernel(body));
+    EXPECT_EQ(f.rfind("no-form:", 0), 0u) << body << "\n" << f;
+  };
+  // Another element, another array written, the buffer read through a copy
+  // of the pointer, the element's address taken.
+  kept("  y[r] = 0;\n  for (int j = 0; j < n; ++j) y[r] += y[j];");
+  kept("  y[r] = 0;\n  for (int j = 0; j < n; ++j) { y[r] += x[j]; z[j] = 1; }");
+  kept("  float *w = y;\n  y[r] = 0;\n  for (int j = 0; j < n; ++j) y[r] += w[j];");
+  kept("  y[r] = 0;\n  for (int j = 0; j < n; ++j) { float *p = &y[r]; *p += x[j]; }");
+  // The index changes in the loop, or between the store and the loop.
+  kept("  int c = r;\n  y[c] = 0;\n  for (int j = 0; j < n; ++j) { y[c] += x[j]; c = c; }");
+  kept("  int c = r;\n  y[c] = 0;\n  c = 0;\n  for (int j = 0; j < n; ++j) y[c] += x[j];");
+  // Memory written, or control leaving, between the store and the loop.
+  kept("  y[r] = 0;\n  z[r] = 1;\n  for (int j = 0; j < n; ++j) y[r] += x[j];");
+  kept("  y[r] = 0;\n  if (n < 0) return;\n  for (int j = 0; j < n; ++j) y[r] += x[j];");
+  // A return, a barrier or an atomic in the loop; an index that loads.
+  kept("  y[r] = 0;\n  for (int j = 0; j < n; ++j) { if (x[j] < 0) return; y[r] += x[j]; }");
+  kept("  y[r] = 0;\n  for (int j = 0; j < n; ++j) { y[r] += x[j]; __syncthreads(); }");
+  kept("  y[r] = 0;\n  for (int j = 0; j < n; ++j) { y[r] += x[j]; atomicAdd(z, 1.0f); }");
+  kept("  y[(int)x[r]] = 0;\n  for (int j = 0; j < n; ++j) y[(int)x[r]] += x[j];");
 }
 
 TEST(NormalForm, StructuralTransformsRunOnTheFormOfAKernelTheyRefuse) {

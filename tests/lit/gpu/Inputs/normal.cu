@@ -3,7 +3,8 @@
 // prints "<kernel> same" when the outputs agree: bitwise for the histogram,
 // within the bound of reordered sums for the rows.
 //   0 helper_matvec, 1 helper_norms, 2 while_rowsum, 4 helper_reference
-//   (transform/Inputs/helpers.cu); 3 histogram2d (transform/Inputs/histogram2d.cu)
+//   (transform/Inputs/helpers.cu); 3 histogram2d (transform/Inputs/histogram2d.cu);
+//   5 acc_matmul (bitwise), 6 acc_rows, 7 acc_nested (transform/Inputs/accumulators.cu)
 #include "twin.h"
 
 namespace {
@@ -22,7 +23,7 @@ unsigned blocks(unsigned items, unsigned per_block) { return (items + per_block 
 int main() {
   bool ok = true;
   const char *name = "";
-#if WHICH != 3
+#if WHICH != 3 && WHICH != 5
   const int rows = 1001, n = 777; // neither a multiple of a warp or a block
   const unsigned grid = blocks(rows, 128), covered = grid * 128;
   const dim3 vgrid(blocks(covered, DX)), vblock(BX, BY);
@@ -55,6 +56,30 @@ int main() {
   orig::helper_reference<<<grid, 128>>>(rows, n, A, y0);
   var::helper_reference<<<vgrid, vblock>>>(rows, n, A, y1);
   ok = same(name, download(y0, rows), download(y1, rows), 1e-3);
+#elif WHICH == 5
+  name = "acc_matmul";
+  const int n = 333; // no tile divides it
+  float *A = upload(values<float>((size_t)n * n)), *B = upload(values<float>((size_t)n * n));
+  float *c0 = upload(std::vector<float>((size_t)n * n, -7)), *c1 = upload(std::vector<float>((size_t)n * n, -7));
+  const dim3 grid(blocks(n, 16), blocks(n, 16));
+  orig::acc_matmul<<<grid, dim3(16, 16)>>>(A, B, c0, n);
+  var::acc_matmul<<<dim3(blocks(grid.x * 16, DX), blocks(grid.y * 16, DY)), dim3(BX, BY)>>>(A, B, c1, n);
+  ok = same(name, download(c0, (size_t)n * n), download(c1, (size_t)n * n), 0);
+#elif WHICH == 6
+  name = "acc_rows";
+  double *x = upload(values<double>((size_t)rows * n));
+  double *y0 = upload(std::vector<double>(rows, -7)), *y1 = upload(std::vector<double>(rows, -7));
+  orig::acc_rows<<<grid, 128>>>(x, y0, rows, n);
+  var::acc_rows<<<vgrid, vblock>>>(x, y1, rows, n);
+  ok = same(name, download(y0, rows), download(y1, rows), 1e-12);
+#elif WHICH == 7
+  name = "acc_nested";
+  const int batch = 3; // rows filters of n positions, per sample
+  float *d = upload(values<float>((size_t)batch * rows * n));
+  float *s0 = upload(std::vector<float>(rows, -7)), *s1 = upload(std::vector<float>(rows, -7));
+  orig::acc_nested<<<grid, 128>>>(d, s0, batch, rows, n);
+  var::acc_nested<<<vgrid, vblock>>>(d, s1, batch, rows, n);
+  ok = same(name, download(s0, rows), download(s1, rows), 1e-3);
 #else
   name = "histogram2d";
   const int width = 1000, height = 999;
