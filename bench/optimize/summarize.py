@@ -31,6 +31,7 @@ GROUPS = [
     ("batched", "Rows or heads in a block index"),
     ("templates", "Instances of kernel templates"),
     ("cstyle", "Kernels written C-style"),
+    ("forms", "Sums accumulated in memory, filters clamped at the borders"),
 ]
 
 
