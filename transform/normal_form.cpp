@@ -488,6 +488,19 @@ std::set<const VarDecl *> variables_of(const Stmt *e) {
   return out;
 }
 
+// Whether `e` has no call (but reads of threadIdx, blockIdx, blockDim and
+// gridDim) and no assignment, increment or decrement.
+bool plain_index(const Stmt *e) {
+  if (!e) return true;
+  if (const auto *x = dyn_cast<Expr>(e); x && as_builtin(x)) return true;
+  if (isa<CallExpr>(e) || isa<CXXConstructExpr>(e)) return false;
+  if (const auto *b = dyn_cast<BinaryOperator>(e); b && b->isAssignmentOp()) return false;
+  if (const auto *u = dyn_cast<UnaryOperator>(e); u && u->isIncrementDecrementOp()) return false;
+  for (const Stmt *c : e->children())
+    if (!plain_index(c)) return false;
+  return true;
+}
+
 // `s` as `P[E] = V;` with P a pointer variable that the kernel never
 // assigns, to an arithmetic, non-volatile element, and E free of side
 // effects, calls and loads; nullopt otherwise.
@@ -499,11 +512,8 @@ std::optional<Accumulator> initial_store(const KernelAst &k, const Stmt *s) {
   const auto *p = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
   if (!p || !p->getType()->isPointerType() || assigns(k.kernel()->getBody(), p)) return std::nullopt;
   QualType element = p->getType()->getPointeeType();
-  const Expr *idx = sub->getIdx();
-  bool calls = false;
-  walk(idx, [&](const Stmt *x) { calls = calls || isa<CallExpr>(x); });
-  if (!element->isArithmeticType() || element.isVolatileQualified() || calls || reads_memory(idx) ||
-      idx->HasSideEffects(k.context()))
+  if (!element->isArithmeticType() || element.isVolatileQualified() || !plain_index(sub->getIdx()) ||
+      reads_memory(sub->getIdx()))
     return std::nullopt;
   Accumulator a;
   a.store = s;

@@ -171,16 +171,21 @@ TEST(NormalForm, AccumulatorsInMemoryAreKeptInRegisters) {
   // writes of the element, the register; the element is stored after the
   // loop (also when it runs no step, with the value the store had).
   EXPECT_NE(f.find("float y_acc_1 = 1.5f;\n  int m = n / 2;"), std::string::npos) << f;
-  EXPECT_NE(f.find("y_acc_1 = y_acc_1 * 0.5f + x[r * n + j];\ny[r] = y_acc_1;\n  y[r] += 1;"), std::string::npos)
-      << f;
+  EXPECT_NE(f.find("y_acc_1 = y_acc_1 * 0.5f + x[r * n + j];\ny[r] = y_acc_1;\n  y[r] += 1;"), std::string::npos) << f;
   // Nested loops, a name the kernel already uses, and two accumulators.
-  std::string g = form_of(rows_kernel("  int y_acc_1 = 0;\n  y[r] = 0;\n"
-                                      "  for (int i = 0; i < n; ++i) for (int j = 0; j < n; ++j) y[r] += x[i * n + j];\n"
-                                      "  z[r] = 0;\n  for (int j = 0; j < n; ++j) z[r] += x[j] * y_acc_1;"));
+  std::string g =
+      form_of(rows_kernel("  int y_acc_1 = 0;\n  y[r] = 0;\n"
+                          "  for (int i = 0; i < n; ++i) for (int j = 0; j < n; ++j) y[r] += x[i * n + j];\n"
+                          "  z[r] = 0;\n  for (int j = 0; j < n; ++j) z[r] += x[j] * y_acc_1;"));
   EXPECT_NE(g.find("float y_acc_2 = 0;"), std::string::npos) << g;
   EXPECT_NE(g.find("y_acc_2 += x[i * n + j];\ny[r] = y_acc_2;"), std::string::npos) << g;
   EXPECT_NE(g.find("float z_acc_1 = 0;"), std::string::npos) << g;
   EXPECT_NE(g.find("z_acc_1 += x[j] * y_acc_1;\nz[r] = z_acc_1;"), std::string::npos) << g;
+  // An index that reads the builtins itself.
+  std::string h =
+      form_of(rows_kernel("  y[blockIdx.x * blockDim.x + threadIdx.x] = 0;\n"
+                          "  for (int j = 0; j < n; ++j) y[blockIdx.x * blockDim.x + threadIdx.x] += x[j];"));
+  EXPECT_NE(h.find("y_acc_1 += x[j];\ny[blockIdx.x * blockDim.x + threadIdx.x] = y_acc_1;"), std::string::npos) << h;
 }
 
 TEST(NormalForm, AccumulatorsStayInMemoryWhereARegisterWouldDiffer) {
