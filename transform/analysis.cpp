@@ -576,6 +576,20 @@ std::optional<Accumulation> accumulation_in(const Stmt *s, const VarDecl *var, c
   return a;
 }
 
+bool loop_temporary(const VarDecl *v, const ForStmt *loop) {
+  const auto *fn = dyn_cast_or_null<FunctionDecl>(v->getParentFunctionOrMethod());
+  const Stmt *body = loop->getBody();
+  if (!fn || !fn->getBody() || references(fn->getBody(), v) != references(body, v)) return false;
+  std::vector<const Stmt *> statements{body};
+  if (const auto *block = dyn_cast<CompoundStmt>(body)) statements.assign(block->body_begin(), block->body_end());
+  for (const Stmt *s : statements) {
+    if (!refers_to(s, v)) continue;
+    const auto *set = dyn_cast<BinaryOperator>(s);
+    return set && set->getOpcode() == BO_Assign && names(set->getLHS(), v) && !refers_to(set->getRHS(), v);
+  }
+  return false;
+}
+
 const VarDecl *outer_scalar(const Expr *lhs, const ForStmt *loop, const ASTContext &ctx) {
   const auto *ref = dyn_cast<DeclRefExpr>(lhs->IgnoreParenImpCasts());
   const auto *v = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
@@ -585,7 +599,7 @@ const VarDecl *outer_scalar(const Expr *lhs, const ForStmt *loop, const ASTConte
   SourceLocation l = v->getLocation();
   bool declared_inside =
       !sm.isBeforeInTranslationUnit(l, inside.getBegin()) && !sm.isBeforeInTranslationUnit(inside.getEnd(), l);
-  return declared_inside ? nullptr : v;
+  return declared_inside || loop_temporary(v, loop) ? nullptr : v;
 }
 
 namespace {

@@ -158,8 +158,16 @@ struct Selection {
   bool strict = true;  // a tie keeps the earlier iteration (else the later)
 };
 std::vector<Selection> selections(const clang::ForStmt *loop, const clang::ASTContext &ctx);
+// Whether local `v`, declared outside `loop`, is a temporary of each of its
+// iterations, as C-style code declares them first (`float term; ... for
+// (...) { term = x[i]; term *= term; s += term; }`): every reference to it
+// lies in the loop's body, and the first statement of the body that names
+// it is `v = E;` with E not naming it. No value of it then passes from one
+// iteration to another or out of the loop.
+bool loop_temporary(const clang::VarDecl *v, const clang::ForStmt *loop);
 // The local scalar (not an array) declared outside `loop` that `lhs` names,
-// or nullptr.
+// or nullptr; nullptr too for a loop_temporary, which acts as declared in
+// the loop.
 const clang::VarDecl *outer_scalar(const clang::Expr *lhs, const clang::ForStmt *loop, const clang::ASTContext &ctx);
 // The accumulation statement `s` makes into `var`, when it is one.
 std::optional<Accumulation> accumulation_in(const clang::Stmt *s, const clang::VarDecl *var,

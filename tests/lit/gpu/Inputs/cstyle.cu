@@ -1,9 +1,11 @@
-// Runs kernel WHICH as written and as rewritten (VARIANT, launched as its
-// mapping says: DX (DY) outputs per block in x (y), blocks of BX x BY) and
-// prints "<kernel> same" when the outputs agree bitwise: each output's
-// operations keep their order in the staged copies.
+// Runs kernel WHICH, written C-style, as written and as rewritten (VARIANT,
+// launched as its mapping says: DX (DY) outputs per block in x (y), blocks
+// of BX x BY) and prints "<kernel> same" when the outputs agree: bitwise for
+// the staged copies, where each output's operations keep their order, and
+// within the bound of reordered sums for the rows split across lanes.
 //   0 blur_skip, 1 blur_rows, 2 filter2d (transform/Inputs/borders.cu);
-//   3 fir_c89 (transform/Inputs/fir-c89.cu)
+//   3 fir_c89 (transform/Inputs/fir-c89.cu); 4 row_norms
+//   (transform/Inputs/rows-c89.cu)
 #include "twin.h"
 
 namespace {
@@ -50,6 +52,15 @@ int main() {
   var::filter2d<<<dim3(blocks(grid.x * 16, DX), blocks(grid.y * 16, DY)), dim3(BX, BY)>>>(in, w, o1, width, height,
                                                                                           radius);
   ok = same(name, download(o0, n), download(o1, n), 0);
+#elif WHICH == 4
+  name = "row_norms";
+  const int rows = 1001, cols = 777; // neither a multiple of a warp or a block
+  float *x = upload(values((size_t)rows * cols));
+  float *y0 = upload(std::vector<float>(rows, -7)), *y1 = upload(std::vector<float>(rows, -7));
+  const unsigned grid = blocks(rows, 128);
+  orig::row_norms<<<grid, 128>>>(x, y0, rows, cols);
+  var::row_norms<<<blocks(grid * 128, DX), BX>>>(x, y1, rows, cols);
+  ok = same(name, download(y0, rows), download(y1, rows), 1e-3);
 #else
   name = "fir_c89";
   const int n = 100003, taps = 17;
