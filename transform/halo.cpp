@@ -6,7 +6,9 @@
 // the halo around it) in shared memory once, and every read is served there.
 //
 // Legal when, on top of index_2d (no barriers, warp operations, shared
-// memory, atomics or unseen calls; builtins only in the x and y indexes):
+// memory, atomics or unseen calls; builtins only in the x and y indexes, and
+// blockIdx.z and gridDim.z, a batch index every thread of a block shares,
+// which the analysis takes as the same for every thread):
 //   - X is a pointer parameter never assigned and used only in reads X[E];
 //   - a served read's index E is (y + ry) * S + (x + rx) up to order, casts
 //     to integers of 32 bits or more and locals that hold parts of it, with
@@ -15,9 +17,10 @@
 //     variables distinct) or c, c built from parameters, literals and uniform
 //     locals; a coordinate may be clamped, min(max(y + ry, lo), hi) in any
 //     nesting or argument order of integer min and max calls with lo and hi
-//     the same for every thread, when every served read clamps that
-//     dimension alike (the tile then holds, at each coordinate, the element
-//     the clamp selects there); E is signed or 64-bit, so it does not wrap;
+//     the same for every thread (and uniform terms added to its value),
+//     when every served read clamps that dimension alike (the tile then
+//     holds, at each coordinate, the element the clamp selects there); E is
+//     signed or 64-bit, so it does not wrap;
 //   - the loops around the read have bounds the same for every thread and no
 //     return, break or goto; the read sits under `if`s only (not in a switch,
 //     a conditional operator or the right of && and ||), after no `continue`
@@ -94,7 +97,7 @@ struct Linear {
 };
 
 // One coordinate: clamp(the dimension's index + sign * loop + c), the clamp
-// optional.
+// optional (and, with it, uniform terms added to its value).
 struct Coord {
   const VarDecl *loop = nullptr;
   int sign = 0;
@@ -150,6 +153,25 @@ const Expr *strip_int_casts(const Expr *e, const ASTContext &ctx) {
   }
 }
 
+// `s` that also writes reads of blockIdx.z and gridDim.z, a batch index
+// every thread of a block shares: the tile is the block's.
+Subst with_batch(Subst s) {
+  s.expr = [inner = s.expr](const Expr *e) -> std::optional<std::string> {
+    if (inner)
+      if (auto text = inner(e)) return text;
+    if (isa<ExplicitCastExpr>(e->IgnoreParenImpCasts())) return std::nullopt;
+    auto b = as_builtin(e);
+    if (!b || b->dim != 2 || (b->var != Builtin::BlockIdx && b->var != Builtin::GridDim)) return std::nullopt;
+    return std::string(b->var == Builtin::BlockIdx ? "blockIdx.z" : "gridDim.z");
+  };
+  return s;
+}
+
+// uniform_text, where the same for every thread of a block is enough.
+std::optional<std::string> block_text(const KernelAst &k, const Expr *e, const Subst &subst = {}) {
+  return uniform_text(k, e, with_batch(subst));
+}
+
 // Whether `call` is an integer min or max of two integers (CUDA's min, max,
 // umin, umax, llmin, ..., or std::min, std::max).
 bool is_min_max(const CallExpr *call) {
@@ -164,7 +186,7 @@ bool is_min_max(const CallExpr *call) {
 // The argument of min/max call `call` that is not the same for every thread,
 // when exactly one is: its index; -1 otherwise.
 int varying_arg(const KernelAst &k, const CallExpr *call) {
-  bool u0 = uniform_text(k, call->getArg(0)).has_value(), u1 = uniform_text(k, call->getArg(1)).has_value();
+  bool u0 = block_text(k, call->getArg(0)).has_value(), u1 = block_text(k, call->getArg(1)).has_value();
   return u0 == u1 ? -1 : (u0 ? 1 : 0);
 }
 
@@ -177,7 +199,7 @@ std::optional<Clamp> as_clamp(const KernelAst &k, const Expr *e) {
   if (!is_min_max(call)) return std::nullopt;
   int v = varying_arg(k, call);
   std::string callee = k.text(call->getCallee()->getSourceRange());
-  auto bound = v < 0 ? std::nullopt : uniform_text(k, call->getArg(1 - v));
+  auto bound = v < 0 ? std::nullopt : block_text(k, call->getArg(1 - v));
   if (callee.empty() || !bound) return std::nullopt;
   const Expr *arg = call->getArg(v);
   Clamp c;
@@ -206,7 +228,7 @@ bool linearize(const KernelAst &k, const Halo &h, const std::set<const VarDecl *
       return linearize(k, h, loop_vars, b->getLHS(), sign, out, depth) &&
              linearize(k, h, loop_vars, b->getRHS(), b->getOpcode() == BO_Add ? sign : -sign, out, depth);
     if (b->getOpcode() == BO_Mul) {
-      auto l = uniform_text(k, b->getLHS()), r = uniform_text(k, b->getRHS());
+      auto l = block_text(k, b->getLHS()), r = block_text(k, b->getRHS());
       if (l && r) {
         out.uniform.push_back({"(" + *l + " * " + *r + ")", sign, constant_value(b, ctx)});
         return true;
@@ -239,10 +261,10 @@ bool linearize(const KernelAst &k, const Halo &h, const std::set<const VarDecl *
       return true;
     }
     if (!isa<ParmVarDecl>(v) && v->hasLocalStorage() && v->getInit() && !assigns(k.kernel()->getBody(), v) &&
-        !uniform_text(k, e))
+        !block_text(k, e))
       return linearize(k, h, loop_vars, v->getInit(), sign, out, depth + 1);
   }
-  auto text = uniform_text(k, e);
+  auto text = block_text(k, e);
   if (!text) return false;
   out.uniform.push_back({*text, sign, constant_value(e, ctx)});
   return true;
@@ -250,14 +272,16 @@ bool linearize(const KernelAst &k, const Halo &h, const std::set<const VarDecl *
 
 // The coordinate of dimension `d` that `l` (without products) is, if any.
 std::optional<Coord> coord_of(const Linear &l, int d) {
-  if (!l.clamps.empty()) { // the clamp must be the whole coordinate
+  if (!l.clamps.empty()) { // the clamp, plus uniform terms (an image's first row in a batch)
     const Clamp &cl = l.clamps.front();
     bool alone = l.clamps.size() == 1 && cl.sign == 1 && l.products.empty() && l.index[0] == 0 && l.index[1] == 0 &&
-                 l.uniform.empty() &&
                  std::all_of(l.loops.begin(), l.loops.end(), [](const auto &v) { return v.second == 0; });
     auto c = alone ? coord_of(*cl.inner, d) : std::nullopt;
     if (!c || !c->clamp.empty()) return std::nullopt;
-    c->clamp = cl.form;
+    std::string outside;
+    for (const Uniform &u : l.uniform)
+      outside += (u.sign > 0 ? " + " : " - ") + u.text;
+    c->clamp = outside.empty() ? cl.form : "(" + cl.form + outside + ")";
     c->type = cl.type;
     return c;
   }
@@ -392,7 +416,7 @@ void find_reads(const KernelAst &k, Halo &h, const std::vector<const Stmt *> &ma
     }
     if (const auto *f = dyn_cast<ForStmt>(s)) {
       auto loop = counted_loop(f);
-      bool ok = plain && loop && uniform_text(k, loop->init) && uniform_text(k, loop->bound) &&
+      bool ok = plain && loop && block_text(k, loop->init) && block_text(k, loop->bound) &&
                 loop->var->getType()->isSignedIntegerType() && !has_return(f->getBody()) &&
                 !has_break_or_goto(f->getBody());
       if (!ok) {
@@ -416,7 +440,7 @@ void find_reads(const KernelAst &k, Halo &h, const std::vector<const Stmt *> &ma
           const std::string base[2] = {"0", "0"};
           bool uniform_path = true;
           for (const auto &[cond, value] : path)
-            uniform_path = uniform_path && uniform_text(k, cond, coord_subst(k, h, loop_vars, *r, base));
+            uniform_path = uniform_path && block_text(k, cond, coord_subst(k, h, loop_vars, *r, base));
           if (uniform_path) {
             h.reads.push_back(*r);
             return;
@@ -473,7 +497,7 @@ void find_decided(const KernelAst &k, Halo &h) {
           for (bool left : {true, false}) {
             const Expr *side = left ? b->getLHS() : b->getRHS();
             auto c = depends_on(side, dim_var(h, d)) ? coord_expr(k, h, loop_vars, side, d) : std::nullopt;
-            auto bound = uniform_text(k, left ? b->getRHS() : b->getLHS());
+            auto bound = block_text(k, left ? b->getRHS() : b->getLHS());
             if (!c || !c->clamp.empty() || !bound || c->loop != r.at[d].loop || c->sign != r.at[d].sign) continue;
             BinaryOperatorKind op = left ? b->getOpcode() : BinaryOperator::reverseComparisonOp(b->getOpcode());
             if (!value) op = BinaryOperator::negateComparisonOp(op);
@@ -603,7 +627,7 @@ bool common_clamps(Halo &h) {
 }
 
 Expected<Halo> analyze(const KernelAst &k) {
-  auto idx = index_2d(k);
+  auto idx = index_2d(k, /*allow_batch=*/true);
   if (!idx) return idx.error();
   Halo base;
   base.index = *idx;
@@ -655,8 +679,8 @@ Expected<Halo> analyze(const KernelAst &k) {
     find_nest(h, *main);
     for (const HaloRead &r : h.reads)
       for (const CountedLoop &l : r.loops) {
-        std::string hi = *uniform_text(k, l.bound);
-        h.bounds[l.var] = {*uniform_text(k, l.init), l.inclusive ? "(" + hi + " + 1)" : hi};
+        std::string hi = *block_text(k, l.bound);
+        h.bounds[l.var] = {*block_text(k, l.init), l.inclusive ? "(" + hi + " + 1)" : hi};
       }
     h.element = type_text(p->getType()->getPointeeType(), k.context());
     find_decided(k, h);
@@ -786,7 +810,7 @@ std::string staging_text(const KernelAst &k, const Halo &h, long rows, long cap)
     }
     Subst subst = coord_subst(k, h, loop_vars_of(r), r, base);
     for (const auto &[cond, value] : r.path)
-      all += (value ? " && " : " && !") + *uniform_text(k, cond, subst);
+      all += (value ? " && " : " && !") + *block_text(k, cond, subst);
     need += (need.empty() ? "(" : " || (") + all + ")";
   }
   std::string C = std::to_string(cap);

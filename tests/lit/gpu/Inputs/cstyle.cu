@@ -3,7 +3,7 @@
 // of BX x BY) and prints "<kernel> same" when the outputs agree: bitwise for
 // the staged copies, where each output's operations keep their order, and
 // within the bound of reordered sums for the rows split across lanes.
-//   0 blur_skip, 1 blur_rows, 2 filter2d (transform/Inputs/borders.cu);
+//   0 blur_skip, 1 blur_rows, 2 filter2d, 5 batch_blur (transform/Inputs/borders.cu);
 //   3 fir_c89 (transform/Inputs/fir-c89.cu); 4 row_norms
 //   (transform/Inputs/rows-c89.cu)
 #include "twin.h"
@@ -51,6 +51,17 @@ int main() {
   orig::filter2d<<<grid, dim3(16, 16)>>>(in, w, o0, width, height, radius);
   var::filter2d<<<dim3(blocks(grid.x * 16, DX), blocks(grid.y * 16, DY)), dim3(BX, BY)>>>(in, w, o1, width, height,
                                                                                           radius);
+  ok = same(name, download(o0, n), download(o1, n), 0);
+#elif WHICH == 5
+  name = "batch_blur";
+  const int width = 333, height = 77, batch = 3;
+  const size_t n = (size_t)width * height * batch;
+  float *in = upload(values(n));
+  float *o0 = upload(std::vector<float>(n, -7)), *o1 = upload(std::vector<float>(n, -7));
+  const dim3 grid(blocks(width, 32), blocks(height, 8), batch);
+  orig::batch_blur<<<grid, dim3(32, 8)>>>(in, o0, width, height);
+  var::batch_blur<<<dim3(blocks(grid.x * 32, DX), blocks(grid.y * 8, DY), batch), dim3(BX, BY)>>>(in, o1, width,
+                                                                                                  height);
   ok = same(name, download(o0, n), download(o1, n), 0);
 #elif WHICH == 4
   name = "row_norms";

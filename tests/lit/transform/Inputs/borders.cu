@@ -73,3 +73,15 @@ __global__ void ragged_rows(const float *in, const int *len, float *out, int wid
     acc += in[y * width + min(max(x + t, 0), len[y] - 1)];
   out[y * width + x] = acc;
 }
+
+// A batch of images, one per blockIdx.z, each filtered with clamped
+// coordinates: the image's first row is added outside the clamp.
+__global__ void batch_blur(const float *in, float *out, int width, int height) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y, img = blockIdx.z, dy, dx;
+  float acc = 0.0f;
+  if (x >= width || y >= height) return;
+  for (dy = -2; dy <= 2; dy++)
+    for (dx = -R; dx <= R; dx++)
+      acc += in[(img * height + min(max(y + dy, 0), height - 1)) * width + min(max(x + dx, 0), width - 1)];
+  out[(img * height + y) * width + x] = acc;
+}
