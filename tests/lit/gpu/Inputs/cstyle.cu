@@ -8,19 +8,6 @@
 //   (transform/Inputs/rows-c89.cu)
 #include "twin.h"
 
-namespace {
-
-std::vector<float> values(size_t n) {
-  std::vector<float> v(n);
-  for (size_t i = 0; i < n; ++i)
-    v[i] = (float)((long)((i * 2654435761u) % 2001) - 1000) / 1000.0f;
-  return v;
-}
-
-unsigned blocks(unsigned items, unsigned per_block) { return (items + per_block - 1) / per_block; }
-
-} // namespace
-
 int main() {
   bool ok = true;
   const char *name = "";

@@ -7,19 +7,6 @@
 //   5 acc_matmul (bitwise), 6 acc_rows, 7 acc_nested (transform/Inputs/accumulators.cu)
 #include "twin.h"
 
-namespace {
-
-template <typename T> std::vector<T> values(size_t n) {
-  std::vector<T> v(n);
-  for (size_t i = 0; i < n; ++i)
-    v[i] = (T)((long)((i * 2654435761u) % 2001) - 1000) / (T)1000;
-  return v;
-}
-
-unsigned blocks(unsigned items, unsigned per_block) { return (items + per_block - 1) / per_block; }
-
-} // namespace
-
 int main() {
   bool ok = true;
   const char *name = "";

@@ -42,6 +42,17 @@ template <typename T> bool same(const char *kernel, const std::vector<T> &a, con
   return true;
 }
 
+// n values in [-1, 1], spread by a multiplicative hash of the index.
+template <typename T = float> std::vector<T> values(size_t n) {
+  std::vector<T> v(n);
+  for (size_t i = 0; i < n; ++i)
+    v[i] = (T)((long)((i * 2654435761u) % 2001) - 1000) / (T)1000;
+  return v;
+}
+
+// The blocks of `per_block` items that cover `items`.
+inline unsigned blocks(unsigned items, unsigned per_block) { return (items + per_block - 1) / per_block; }
+
 // Prints "<kernel> same" when `ok` and the device reports no error.
 inline int verdict(const char *kernel, bool ok) {
   if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) {
