@@ -72,8 +72,6 @@ struct Uniform {
   std::optional<long long> value;
 };
 
-// An index expression as a sum: the x and y indexes, loop variables and
-// uniform terms, and products of a non-uniform factor by the stride.
 struct Linear;
 
 // A coordinate clamped to bounds the same for every thread, as images are
@@ -87,6 +85,8 @@ struct Clamp {
   int sign = 1;
 };
 
+// An index expression as a sum: the x and y indexes, loop variables and
+// uniform terms, products of a non-uniform factor by the stride, and clamps.
 struct Linear {
   int index[2] = {0, 0};
   std::map<const VarDecl *, int> loops;
