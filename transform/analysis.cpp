@@ -151,15 +151,10 @@ std::optional<Builtin> alias_of(const VarDecl *v) {
   return b;
 }
 
-const VarDecl *referenced_var(const Expr *e) {
-  const auto *ref = e ? dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts()) : nullptr;
-  return ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
-}
-
 // A builtin read, or a read of a local holding one (alias_of).
 std::optional<Builtin> builtin_or_alias(const Expr *e) {
   if (auto b = as_builtin(e)) return b;
-  auto b = alias_of(referenced_var(e));
+  auto b = alias_of(var_of(e));
   if (b) b->expr = e;
   return b;
 }
@@ -515,6 +510,11 @@ std::optional<CountedLoop> counted_loop(const ForStmt *loop, bool reused_var) {
   return out;
 }
 
+const VarDecl *var_of(const Expr *e) {
+  const auto *ref = dyn_cast_or_null<DeclRefExpr>(e ? e->IgnoreParenImpCasts() : nullptr);
+  return ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+}
+
 bool names(const Expr *e, const VarDecl *var) {
   const auto *ref = dyn_cast_or_null<DeclRefExpr>(e ? e->IgnoreParenImpCasts() : nullptr);
   return ref && ref->getDecl() == var;
@@ -591,8 +591,7 @@ bool loop_temporary(const VarDecl *v, const ForStmt *loop) {
 }
 
 const VarDecl *outer_scalar(const Expr *lhs, const ForStmt *loop, const ASTContext &ctx) {
-  const auto *ref = dyn_cast<DeclRefExpr>(lhs->IgnoreParenImpCasts());
-  const auto *v = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  const VarDecl *v = var_of(lhs);
   if (!v || !v->hasLocalStorage() || v->getType()->isArrayType()) return nullptr;
   const SourceManager &sm = ctx.getSourceManager();
   SourceRange inside = loop->getSourceRange();

@@ -65,6 +65,8 @@ Effects effects_in(const clang::Stmt *code);
 // Whether lvalue `lhs` is in memory: not a local scalar and not an element of
 // a local (non-__shared__) array.
 bool is_memory(const clang::Expr *lhs);
+// The variable `e` names (through parentheses and implicit casts), if any.
+const clang::VarDecl *var_of(const clang::Expr *e);
 // Whether `e` (through parens and implicit casts) names `var`.
 bool names(const clang::Expr *e, const clang::VarDecl *var);
 // Whether `s` stores to memory (anything but local scalars and local arrays),

@@ -613,16 +613,12 @@ bool within_one(const KernelAst &k, const Halo &h) {
 // a dimension's clamp (or only one has one): the tile holds one element per
 // coordinate, the one the clamp selects.
 bool common_clamps(Halo &h) {
-  for (int d = 0; d < 2; ++d)
-    for (const HaloRead &r : h.reads) {
-      const Coord &c = r.at[d];
-      if (&r == &h.reads.front()) {
-        h.clamp[d] = c.clamp;
-        h.clamp_type[d] = c.type;
-      } else if (c.clamp != h.clamp[d] || c.type != h.clamp_type[d]) {
-        return false;
-      }
-    }
+  for (int d = 0; d < 2 && !h.reads.empty(); ++d) {
+    h.clamp[d] = h.reads.front().at[d].clamp;
+    h.clamp_type[d] = h.reads.front().at[d].type;
+    for (const HaloRead &r : h.reads)
+      if (r.at[d].clamp != h.clamp[d] || r.at[d].type != h.clamp_type[d]) return false;
+  }
   return true;
 }
 

@@ -508,8 +508,7 @@ std::optional<Accumulator> initial_store(const KernelAst &k, const Stmt *s) {
   const auto *set = dyn_cast<BinaryOperator>(s);
   const auto *sub =
       set && set->getOpcode() == BO_Assign ? dyn_cast<ArraySubscriptExpr>(set->getLHS()->IgnoreParens()) : nullptr;
-  const auto *ref = sub ? dyn_cast<DeclRefExpr>(sub->getBase()->IgnoreParenImpCasts()) : nullptr;
-  const auto *p = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  const VarDecl *p = sub ? var_of(sub->getBase()) : nullptr;
   if (!p || !p->getType()->isPointerType() || assigns(k.kernel()->getBody(), p)) return std::nullopt;
   QualType element = p->getType()->getPointeeType();
   if (!element->isArithmeticType() || element.isVolatileQualified() || !plain_index(sub->getIdx()) ||

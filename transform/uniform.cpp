@@ -15,11 +15,6 @@ std::string type_text(QualType t, const ASTContext &ctx) {
   return t.getCanonicalType().getUnqualifiedType().getAsString(PrintingPolicy(ctx.getLangOpts()));
 }
 
-const VarDecl *var_of(const Expr *e) {
-  const auto *ref = dyn_cast_or_null<DeclRefExpr>(e ? e->IgnoreParenImpCasts() : nullptr);
-  return ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
-}
-
 // The text of [b, x) of the definition with the (disjoint) replacements inside it.
 std::string spliced(const std::string &src, size_t b, size_t x, const std::vector<Repl> &repls) {
   Edits e;

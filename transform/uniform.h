@@ -50,9 +50,6 @@ struct Subst {
 std::optional<std::string> uniform_text(const KernelAst &k, const clang::Expr *e, const Subst &subst = {},
                                         int depth = 0);
 
-// The variable `e` names (through parentheses and implicit casts), if any.
-const clang::VarDecl *var_of(const clang::Expr *e);
-
 // Whether every use of `array` in the kernel is the base of an element read.
 bool only_read(const KernelAst &k, const clang::ParmVarDecl *array);
 
