@@ -24,6 +24,7 @@ Transform vectorize_transform();
 Transform cache_hint_transform();
 Transform collectives_transform();
 Transform window_transform();
+Transform versioning_transform();
 
 Error not_applicable(const std::string &why) { return make_error(why, "not-applicable"); }
 
@@ -55,8 +56,8 @@ const std::vector<Transform> &transforms() {
     for (Transform x : {block_size_transform(), coarsen_transform(), split_loop_transform(), privatize_transform(),
                         aggregate_transform(), transpose_transform(), interchange_transform(), tiling_transform(),
                         register_blocking_transform(), vectorize_transform(), cache_hint_transform(),
-                        collectives_transform(), window_transform()}) {
-      x.per_item = x.needs_ast && std::string(x.id) != "shuffle_collectives";
+                        collectives_transform(), window_transform(), versioning_transform()}) {
+      x.per_item = x.needs_ast && std::string(x.id) != "shuffle_collectives" && std::string(x.id) != "value_versioning";
       x.prefers_form = std::string(x.id) == "warp_aggregated_atomics"; // one atomic per block, not per warp
       t.push_back(x);
     }

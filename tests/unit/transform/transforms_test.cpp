@@ -89,7 +89,7 @@ TEST(Transforms, TheTableHasEveryKbMechanicalLowering) {
        {"launch_bounds", "maxnreg", "unroll", "restrict_ldg", "fast_math", "block_size", "thread_coarsening",
         "split_loop_across_warp", "smem_privatized_atomics", "warp_aggregated_atomics", "smem_transpose_staging",
         "interchange_thread_axes", "smem_tiling", "register_blocking", "vectorized_loads", "cache_hint_streaming",
-        "shuffle_collectives", "sliding_window"})
+        "shuffle_collectives", "sliding_window", "value_versioning"})
     EXPECT_NE(find_transform(id), nullptr) << id;
 }
 
@@ -1442,4 +1442,44 @@ TEST(Transforms, BroadcastWeighsTheLoopOnEveryCapture) {
   EXPECT_EQ(refusal({{{"steps", 9}}, {{"steps", 129}}}), "");
   EXPECT_EQ(refusal({{{"steps", 9}}, {{"n", 10}}}), "") << "a capture without `steps` says nothing";
   EXPECT_EQ(refusal({}), "");
+}
+
+// value_versioning takes a parameter only when every capture passes it with
+// one value, and only one the kernel reads and never writes.
+TEST(Transforms, VersioningNeedsOneValueOnEveryCapture) {
+  Parsed p(R"(__global__ void taps(int n, int taps, unsigned w, const float *x, float *y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float acc = 0.0f;
+  for (int t = 0; t < taps; ++t) acc += x[(i + t) % w];
+  y[i] = acc;
+})");
+  const Transform *t = find_transform("value_versioning");
+  auto guard = [&](std::vector<std::map<std::string, int64_t>> args, Params params = {}) {
+    p.in.arguments = std::move(args);
+    auto out = t->apply(p.in, params);
+    if (!out) return out.error().message;
+    size_t at = out->source.find("if (");
+    return out->source.substr(at, out->source.find(')', at) + 1 - at);
+  };
+  EXPECT_EQ(guard({{{"taps", 9}, {"w", 64}}, {{"taps", 9}, {"w", 64}, {"n", 5}}}), "if (taps == 9 && w == 64)");
+  EXPECT_EQ(guard({{{"taps", 9}, {"w", 64}}, {{"taps", 8}, {"w", 64}}}), "if (w == 64)");
+  EXPECT_EQ(guard({{{"taps", 9}, {"w", 64}, {"n", 7}}}, {{"params", "all"}}), "if (n == 7 && taps == 9 && w == 64)");
+  EXPECT_NE(guard({{{"taps", 9}}, {{"w", 64}}}).find("no integer parameter"), std::string::npos);
+  EXPECT_NE(guard({}).find("no captured launch"), std::string::npos);
+  EXPECT_NE(guard({{{"taps", 9}}}, {{"params", "some"}}).find("params must be loops or all"), std::string::npos);
+}
+
+TEST(Transforms, VersioningLeavesParametersTheKernelWritesOrLends) {
+  for (const char *use :
+       {"taps = taps > 8 ? 8 : taps;", "int *p = &taps; *p = 1;", "int &r = taps; r = 2;", "++taps;"}) {
+    Parsed p(std::string(R"(__global__ void k(float *y, int taps) {
+  )") + use + R"(
+  for (int t = 0; t < taps; ++t) y[t] += 1.0f;
+})");
+    p.in.arguments = {{{"taps", 4}}};
+    auto axes = find_transform("value_versioning")->space(p.in);
+    ASSERT_FALSE(axes) << use;
+    EXPECT_NE(axes.error().message.find("and is only read"), std::string::npos) << use;
+  }
 }
