@@ -32,6 +32,7 @@ GROUPS = [
     ("templates", "Instances of kernel templates"),
     ("cstyle", "Kernels written C-style"),
     ("forms", "Sums accumulated in memory, filters clamped at the borders"),
+    ("values", "Divisors and loop bounds passed as arguments"),
 ]
 
 
