@@ -5,17 +5,6 @@
 // difference.
 #include "twin.h"
 
-namespace {
-
-template <typename T> std::vector<T> values(size_t n) {
-  std::vector<T> v(n);
-  for (size_t i = 0; i < n; ++i)
-    v[i] = (T)((i * 2654435761u) % 1000) / (T)7;
-  return v;
-}
-
-} // namespace
-
 int main() {
   const dim3 block(16, 16);
   bool ok = true;
