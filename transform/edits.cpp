@@ -1,6 +1,7 @@
 #include "transform/edits.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace kbcc::transform {
 
@@ -44,6 +45,20 @@ size_t past_semicolon(const std::string &text, size_t end) {
     }
   }
   return end;
+}
+
+void identifiers(const std::string &text, std::set<std::string> &out) {
+  for (size_t i = 0; i < text.size();) {
+    if (std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_') {
+      size_t j = i;
+      while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_'))
+        ++j;
+      out.insert(text.substr(i, j - i));
+      i = j;
+    } else {
+      ++i;
+    }
+  }
 }
 
 } // namespace kbcc::transform

@@ -5,6 +5,7 @@
 
 #include "support/expected.h"
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,5 +29,9 @@ private:
 // Offset just past the ';' that ends the statement whose text ends at `end`
 // (whitespace and comments skipped), or `end` when no ';' follows.
 size_t past_semicolon(const std::string &text, size_t end);
+
+// Adds every identifier-like token of `text` (letters, digits and `_`, not
+// starting with a digit) to `out`.
+void identifiers(const std::string &text, std::set<std::string> &out);
 
 } // namespace kbcc::transform

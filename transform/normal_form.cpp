@@ -23,21 +23,6 @@ namespace {
 
 constexpr int kRounds = 4; // helpers calling helpers: inlined this deep
 
-// Every identifier-like token of `text`.
-void identifiers(const std::string &text, std::set<std::string> &out) {
-  for (size_t i = 0; i < text.size();) {
-    if (std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_') {
-      size_t j = i;
-      while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_'))
-        ++j;
-      out.insert(text.substr(i, j - i));
-      i = j;
-    } else {
-      ++i;
-    }
-  }
-}
-
 // `base_N` for the smallest N whose name is not in `taken`, which then holds it.
 std::string fresh(const std::string &base, std::set<std::string> &taken) {
   for (int n = 1;; ++n)

@@ -28,7 +28,6 @@
 #include "clang/AST/ExprCXX.h"
 
 #include <algorithm>
-#include <cctype>
 #include <set>
 
 namespace kbcc::transform {
@@ -108,7 +107,7 @@ std::set<std::string> loop_and_divisor_params(const Stmt *body) {
   return out;
 }
 
-// Whether `s` holds a preprocessor directive other than #pragma: the body is
+// Whether `text` holds a preprocessor directive other than #pragma: the body is
 // written twice, and a directive may not mean the same the second time.
 bool has_directive(const std::string &text) {
   for (size_t at = 0; at < text.size();) {
@@ -121,23 +120,7 @@ bool has_directive(const std::string &text) {
   return false;
 }
 
-// The identifiers written in `text`.
-std::set<std::string> identifiers(const std::string &text) {
-  std::set<std::string> out;
-  for (size_t i = 0; i < text.size();) {
-    if (std::isalpha(static_cast<unsigned char>(text[i])) || text[i] == '_') {
-      size_t j = i;
-      while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_'))
-        ++j;
-      out.insert(text.substr(i, j - i));
-      i = j;
-    } else {
-      ++i;
-    }
-  }
-  return out;
-}
-
+// Whether `d` declares a __shared__ variable.
 bool declares_shared(const DeclStmt *d) {
   return std::any_of(d->decl_begin(), d->decl_end(), [](const Decl *x) {
     const auto *v = dyn_cast<VarDecl>(x);
@@ -153,7 +136,8 @@ Expected<std::vector<const DeclStmt *>> hoisted_shared(const KernelAst &k, const
   for (const Stmt *s : body->body()) {
     const auto *d = dyn_cast<DeclStmt>(s);
     if (d && declares_shared(d)) {
-      std::set<std::string> used = identifiers(k.text(d->getSourceRange()));
+      std::set<std::string> used;
+      identifiers(k.text(d->getSourceRange()), used);
       if (k.text(d->getSourceRange()).empty() ||
           std::any_of(used.begin(), used.end(), [&](const std::string &n) { return locals.count(n); }))
         return not_applicable("a __shared__ declaration depends on a local declared before it, so it cannot be "
