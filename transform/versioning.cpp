@@ -136,10 +136,11 @@ Expected<std::vector<const DeclStmt *>> hoisted_shared(const KernelAst &k, const
   for (const Stmt *s : body->body()) {
     const auto *d = dyn_cast<DeclStmt>(s);
     if (d && declares_shared(d)) {
+      std::string text = k.text(d->getSourceRange());
+      if (text.empty()) return not_applicable("a __shared__ declaration is written in a macro");
       std::set<std::string> used;
-      identifiers(k.text(d->getSourceRange()), used);
-      if (k.text(d->getSourceRange()).empty() ||
-          std::any_of(used.begin(), used.end(), [&](const std::string &n) { return locals.count(n); }))
+      identifiers(text, used);
+      if (std::any_of(used.begin(), used.end(), [&](const std::string &n) { return locals.count(n); }))
         return not_applicable("a __shared__ declaration depends on a local declared before it, so it cannot be "
                               "declared once for both versions");
       out.push_back(d);
