@@ -70,12 +70,16 @@ struct Transform {
 // (transform/items_form.h), with `t`'s axes there. A structural transform
 // that refuses both is offered the kernel's normal form (helpers inlined,
 // while loops as for loops, accumulators in memory kept in registers:
-// transform/normal_form.h) the same way.
+// transform/normal_form.h) the same way. A kernel versioned on its
+// parameters' values is offered as written before versioning, and its
+// versions are put back around the result (transform/versioning.h).
 struct Offer {
   std::vector<Axis> axes;
   Input input;                                      // the kernel or its form
   std::optional<launch::LaunchMapping> form_launch; // the form's launch, when `input` is the form
   std::shared_ptr<const KernelAst> form_ast;        // keeps the form's parse alive
+  std::shared_ptr<const KernelAst> plain_ast;       // keeps a versioned kernel's plain parse alive
+  std::string version_calls;                        // a versioned kernel's calls; empty otherwise
 };
 // Error: `t`'s refusal; when the form was tried too, why each failed.
 Expected<Offer> offer(const Transform &t, const Input &in);

@@ -2,6 +2,7 @@
 #include "transform/items_form.h"
 #include "transform/normal_form.h"
 #include "transform/transform.h"
+#include "transform/versioning.h"
 
 #include <functional>
 #include <memory>
@@ -147,9 +148,28 @@ Expected<std::shared_ptr<KernelAst>> parsed_normal_form(const KernelAst &k) {
   });
 }
 
+// `t` on the kernel that versioned `in`'s, its versions put back by
+// apply_offer.
+Expected<Offer> versioned_offer(const Transform &t, const Input &in, const Versioned &parts) {
+  static Recent<Expected<std::shared_ptr<KernelAst>>> recent;
+  auto plain = recent.get(in.ast->parse_key(), [&]() -> Expected<std::shared_ptr<KernelAst>> {
+    auto ast = in.ast->reparsed(parts.plain);
+    if (!ast) return not_applicable("its body as written before versioning does not parse: " + ast.error().message);
+    return std::make_shared<KernelAst>(std::move(*ast));
+  });
+  if (!plain) return plain.error();
+  auto o = offer(t, Input{(*plain)->source(), plain->get(), in.launches, in.metrics, in.arguments});
+  if (!o) return o.error();
+  o->plain_ast = *plain;
+  o->version_calls = parts.calls;
+  return o;
+}
+
 } // namespace
 
 Expected<Offer> offer(const Transform &t, const Input &in) {
+  if (t.needs_ast && in.ast && std::string(t.id) != "value_versioning")
+    if (auto parts = versioned_parts(*in.ast)) return versioned_offer(t, in, *parts);
   auto written = written_offer(t, in);
   if (written || !t.needs_ast || !in.ast || written.error().code != "not-applicable") return written;
   auto normal = parsed_normal_form(*in.ast);
@@ -171,6 +191,11 @@ Expected<Offer> offer(const Transform &t, const Input &in) {
 
 Expected<Output> apply_offer(const Transform &t, const Offer &o, const Params &p) {
   auto out = t.apply(o.input, p);
+  if (out && !o.version_calls.empty()) {
+    auto source = versioned(out->source, o.version_calls);
+    if (!source) return source.error();
+    out->source = *source;
+  }
   if (!out || !o.form_launch) return out;
   auto launch = launch::compose(*o.form_launch, out->launch.value_or(launch::LaunchMapping{}));
   if (!launch) return launch.error();

@@ -1,33 +1,38 @@
 // value_versioning (strength_reduction_index_math): a kernel whose integer
-// parameters take one value on every captured launch gets a second version
-// of its body in which those parameters are constants, under a guard that
-// compares them with the values:
+// parameters take one value on every captured launch gets its body as a
+// local function, called once with those parameters as the constants every
+// capture passed, under a guard that compares them, and once as written:
 //
-//   if (k == 5 && w == 2048) { const int k = 5; const int w = 2048; BODY }
-//   else { BODY }
+//   struct __kbcc_versions {
+//     static __device__ __forceinline__ void __kbcc_body(PARAMS) BODY
+//   };
+//   if (k == 5 && w == 2048) __kbcc_versions::__kbcc_body(x, 5, 2048);
+//   else __kbcc_versions::__kbcc_body(x, k, w);
 //
-// The constants shadow the parameters, so every use in BODY, macros
-// included, reads the value, and nvcc can unroll loops whose trip counts
-// become known and turn divisions by the values into multiplications and
-// shifts. Launches with other values run the body as written. The guard is
-// the same for every thread of the grid, so barriers stay uniform.
+// Both calls are inlined, so in the first nvcc sees the values and can
+// unroll loops whose trip counts become known and turn divisions by them
+// into multiplications and shifts. The guard is the same for every thread
+// of the grid, so barriers stay uniform. The body is written once, so its
+// labels, preprocessor directives and macros mean what they meant, and its
+// static __shared__ variables are allocated once for both calls.
 //
 // Legality: a specialized parameter is an integer passed by value that the
-// kernel only reads (never assigned, incremented, or bound to a reference
-// or pointer). The body has no labels (each would be defined twice) and no
-// preprocessor directives other than #pragma. Static __shared__ arrays are
-// declared once, before the guard, which requires them at the body's top
-// level and not sized by a local declared before them. A body that already
-// declares a local named after a parameter is refused (it may be versioned).
+// body reads; the local function's parameter is a copy, as the kernel's was,
+// so the body may also write it. Every parameter has a name, no default
+// argument and no __grid_constant__ (which a device function's parameter
+// cannot carry). The class's names are reserved ones, so every name of the
+// body still means what it meant.
+#include "transform/versioning.h"
+
 #include "cache/variant.h"
+#include "tooling/kernel_text.h"
 #include "transform/analysis.h"
-#include "transform/edits.h"
 #include "transform/transform.h"
 
 #include "clang/AST/Attr.h"
+#include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 
-#include <algorithm>
 #include <set>
 
 namespace kbcc::transform {
@@ -41,10 +46,13 @@ struct Specialized {
 };
 
 struct Plan {
-  std::vector<Specialized> loops;       // bound a loop's trip count or divide
-  std::vector<Specialized> all;         // every parameter with one captured value
-  std::vector<const DeclStmt *> shared; // top-level __shared__ declarations, hoisted
+  std::vector<Specialized> loops; // bound a loop's trip count or divide
+  std::vector<Specialized> all;   // every parameter with one captured value
 };
+
+// The local class that holds a versioned kernel's body, and its function.
+constexpr const char *kVersions = "__kbcc_versions";
+constexpr const char *kBody = "__kbcc_body";
 
 // The one value `name` has on every capture of `in`; nullopt when a capture
 // lacks it or two differ.
@@ -107,86 +115,27 @@ std::set<std::string> loop_and_divisor_params(const Stmt *body) {
   return out;
 }
 
-// Whether `text` holds a preprocessor directive other than #pragma: the body is
-// written twice, and a directive may not mean the same the second time.
-bool has_directive(const std::string &text) {
-  for (size_t at = 0; at < text.size();) {
-    size_t first = text.find_first_not_of(" \t", at);
-    if (first != std::string::npos && text[first] == '#' && text.compare(first, 7, "#pragma") != 0) return true;
-    size_t nl = text.find('\n', at);
-    if (nl == std::string::npos) break;
-    at = nl + 1;
+// The reason `k`'s parameters cannot be passed on to a local function as
+// written, or "" when they can.
+std::string unpassable_parameter(const KernelAst &k) {
+  for (const ParmVarDecl *p : k.kernel()->parameters()) {
+    std::string name = p->getNameAsString();
+    if (name.empty()) return "a parameter has no name, so the body cannot be passed it";
+    if (p->hasDefaultArg()) return "parameter '" + name + "' has a default argument";
+    std::string text = k.text(p->getSourceRange());
+    if (text.empty()) return "parameter '" + name + "' is written in a macro";
+    if (text.find("__grid_constant__") != std::string::npos)
+      return "parameter '" + name + "' is __grid_constant__, which a device function's parameter cannot be";
   }
-  return false;
+  return "";
 }
 
-// Whether `d` declares a __shared__ variable.
-bool declares_shared(const DeclStmt *d) {
-  return std::any_of(d->decl_begin(), d->decl_end(), [](const Decl *x) {
-    const auto *v = dyn_cast<VarDecl>(x);
-    return v && v->hasAttr<CUDASharedAttr>();
-  });
-}
-
-// The top-level __shared__ declarations of `body`, hoisted before the
-// guard. Errors: one in a nested block, or sized by an earlier local.
-Expected<std::vector<const DeclStmt *>> hoisted_shared(const KernelAst &k, const CompoundStmt *body) {
-  std::vector<const DeclStmt *> out;
-  std::set<std::string> locals;
-  for (const Stmt *s : body->body()) {
-    const auto *d = dyn_cast<DeclStmt>(s);
-    if (d && declares_shared(d)) {
-      std::string text = k.text(d->getSourceRange());
-      if (text.empty()) return not_applicable("a __shared__ declaration is written in a macro");
-      std::set<std::string> used;
-      identifiers(text, used);
-      if (std::any_of(used.begin(), used.end(), [&](const std::string &n) { return locals.count(n); }))
-        return not_applicable("a __shared__ declaration depends on a local declared before it, so it cannot be "
-                              "declared once for both versions");
-      out.push_back(d);
-      continue;
-    }
-    bool nested = false;
-    walk(s, [&](const Stmt *x) {
-      if (const auto *n = dyn_cast<DeclStmt>(x); n && declares_shared(n)) nested = true;
-    });
-    if (nested)
-      return not_applicable("a __shared__ array is declared in a nested block; two versions of the body would "
-                            "declare it twice");
-    if (d)
-      for (const Decl *x : d->decls())
-        if (const auto *v = dyn_cast<NamedDecl>(x)) locals.insert(v->getNameAsString());
-  }
-  return out;
-}
-
-// Whether `body` only reads the value of `p`: every reference to it is
-// converted to its value at once (no assignment, increment, address, or
-// binding to a reference).
-bool only_read(const Stmt *body, const ParmVarDecl *p) {
-  int read = 0;
-  walk(body, [&](const Stmt *s) {
-    const auto *cast = dyn_cast<ImplicitCastExpr>(s);
-    const auto *ref = cast && cast->getCastKind() == CK_LValueToRValue
-                          ? dyn_cast<DeclRefExpr>(cast->getSubExpr()->IgnoreParens())
-                          : nullptr;
-    if (ref && ref->getDecl() == p) ++read;
-  });
-  return read == references(body, p);
-}
-
-// Whether `body` declares a local named like one of `fd`'s parameters.
-bool shadows_parameter(const FunctionDecl *fd, const Stmt *body) {
-  std::set<std::string> params;
-  for (const ParmVarDecl *p : fd->parameters())
-    params.insert(p->getNameAsString());
-  bool found = false;
-  walk(body, [&](const Stmt *s) {
-    if (const auto *d = dyn_cast<DeclStmt>(s))
-      for (const Decl *x : d->decls())
-        if (const auto *v = dyn_cast<VarDecl>(x); v && params.count(v->getNameAsString())) found = true;
-  });
-  return found;
+// The declaration of the class that holds a versioned kernel's body, when
+// `body` starts with one.
+const DeclStmt *versions_class(const CompoundStmt *body) {
+  const auto *d = body->body_empty() ? nullptr : dyn_cast<DeclStmt>(body->body_front());
+  const auto *r = d && d->isSingleDecl() ? dyn_cast<CXXRecordDecl>(d->getSingleDecl()) : nullptr;
+  return r && r->getName() == kVersions ? d : nullptr;
 }
 
 Expected<Plan> analyze(const Input &in) {
@@ -194,24 +143,15 @@ Expected<Plan> analyze(const Input &in) {
   const auto *body = dyn_cast_or_null<CompoundStmt>(k.kernel()->getBody());
   if (!body) return not_applicable("the kernel has no body");
   if (in.arguments.empty()) return not_applicable("no captured launch gives the integer parameters' values");
-  bool labels = false;
-  walk(body, [&](const Stmt *s) { labels = labels || isa<LabelStmt>(s); });
-  if (labels) return not_applicable("the kernel has labels, which two versions of its body would define twice");
-  size_t open = k.offset(body->getLBracLoc()), close = k.offset(body->getRBracLoc());
-  if (open == std::string::npos || close == std::string::npos)
+  if (versions_class(body)) return not_applicable("the kernel is already versioned on its parameters' values");
+  if (k.offset(body->getLBracLoc()) == std::string::npos || k.offset(body->getRBracLoc()) == std::string::npos)
     return not_applicable("the kernel's body is written in a macro");
-  if (has_directive(k.source().substr(open, close - open)))
-    return not_applicable("the kernel's body holds a preprocessor directive, which two versions would repeat");
-  if (shadows_parameter(k.kernel(), body))
-    return not_applicable("a local of the kernel is named like a parameter (a body already versioned on its "
-                          "parameters' values)");
+  if (std::string why = unpassable_parameter(k); !why.empty()) return not_applicable(why);
   Plan plan;
   std::set<std::string> useful = loop_and_divisor_params(body);
   for (const ParmVarDecl *p : k.kernel()->parameters()) {
     QualType t = p->getType();
-    if (p->getName().empty() || !t->isIntegerType() || t->isEnumeralType() || t.isVolatileQualified() ||
-        references(body, p) == 0 || !only_read(body, p))
-      continue;
+    if (!t->isIntegerType() || t->isEnumeralType() || t.isVolatileQualified() || references(body, p) == 0) continue;
     auto v = one_value(in, p->getNameAsString());
     if (!v) continue;
     plan.all.push_back({p, *v});
@@ -219,10 +159,7 @@ Expected<Plan> analyze(const Input &in) {
   }
   if (plan.loops.empty())
     return not_applicable("no integer parameter that bounds a counted loop or divides takes one value on every "
-                          "captured launch (and is only read)");
-  auto shared = hoisted_shared(k, body);
-  if (!shared) return shared.error();
-  plan.shared = std::move(*shared);
+                          "captured launch");
   return plan;
 }
 
@@ -248,48 +185,65 @@ Expected<Output> apply(const Input &in, const Params &params) {
   if (which != "loops" && which != "all") return not_applicable("params must be loops or all, not '" + which + "'");
   const std::vector<Specialized> &chosen = which == "all" ? plan->all : plan->loops;
   const KernelAst &k = *in.ast;
-  const auto *body = cast<CompoundStmt>(k.kernel()->getBody());
-  size_t open = k.offset(body->getLBracLoc()) + 1, close = k.offset(body->getRBracLoc());
-  const PrintingPolicy policy = k.context().getPrintingPolicy();
-
-  Edits hoist; // the body without its __shared__ declarations
-  std::string shared;
-  for (const DeclStmt *d : plan->shared) {
-    size_t b = 0, e = 0; // `__shared__` is a macro: its invocation starts the statement
-    bool written = k.file_span(d->getSourceRange(), b, e);
-    e = statement_end(k, d);
-    if (!written || e == std::string::npos || b < open || e > close)
-      return not_applicable("a __shared__ declaration is written in a macro");
-    shared += "  " + k.source().substr(b, e - b) + "\n";
-    hoist.replace(b - open, e - open, "");
+  std::string guard, versioned_args, args;
+  for (const ParmVarDecl *p : k.kernel()->parameters()) {
+    std::string name = p->getNameAsString(), value = name;
+    for (const Specialized &s : chosen)
+      if (s.param == p) value = literal(s.value, p->getType());
+    if (value != name) guard += (guard.empty() ? "" : " && ") + name + " == " + value;
+    versioned_args += (versioned_args.empty() ? "" : ", ") + value;
+    args += (args.empty() ? "" : ", ") + name;
   }
-  auto rest = hoist.apply(k.source().substr(open, close - open));
-  if (!rest) return rest.error();
-  for (size_t first; (first = rest->find_first_not_of(" \t")) != std::string::npos && (*rest)[first] == '\n';)
-    rest->erase(0, first + 1); // blank lines: the brace's, a hoisted declaration's
-  rest->erase(rest->find_last_not_of(" \t\n") + 1);
-
-  std::string guard, constants;
-  for (const Specialized &s : chosen) {
-    std::string name = s.param->getNameAsString(), value = literal(s.value, s.param->getType());
-    guard += (guard.empty() ? "" : " && ") + name + " == " + value;
-    constants +=
-        "    const " + s.param->getType().getUnqualifiedType().getAsString(policy) + " " + name + " = " + value + ";\n";
-  }
+  std::string call = std::string(kVersions) + "::" + kBody + "(";
+  auto source =
+      versioned(k.source(), "  if (" + guard + ") " + call + versioned_args + ");\n  else " + call + args + ");\n");
+  if (!source) return source.error();
   Output out;
-  out.source = k.source().substr(0, open) + "\n" + shared + "  if (" + guard + ") {\n" + constants + *rest +
-               "\n  } else {\n" + *rest + "\n  }\n" + k.source().substr(close);
+  out.source = *source;
   out.numerics = cache::kNumericsExact;
   return out;
 }
 
 } // namespace
 
+std::optional<Versioned> versioned_parts(const KernelAst &k) {
+  const auto *body = dyn_cast_or_null<CompoundStmt>(k.kernel()->getBody());
+  const DeclStmt *d = body ? versions_class(body) : nullptr;
+  if (!d) return std::nullopt;
+  const FunctionDecl *inner = nullptr;
+  for (const Decl *m : cast<CXXRecordDecl>(d->getSingleDecl())->decls())
+    if (const auto *f = dyn_cast<FunctionDecl>(m); f && f->getName() == kBody && f->hasBody()) inner = f;
+  if (!inner) return std::nullopt;
+  const Stmt *inner_body = inner->getBody();
+  size_t open = k.offset(body->getLBracLoc()), close = k.offset(body->getRBracLoc());
+  size_t from = k.offset(inner_body->getBeginLoc()), to = k.offset(inner_body->getEndLoc());
+  size_t calls = statement_end(k, d);
+  if (open == std::string::npos || close == std::string::npos || from == std::string::npos || to == std::string::npos ||
+      calls == std::string::npos)
+    return std::nullopt;
+  const std::string &src = k.source();
+  Versioned v;
+  v.plain = src.substr(0, open) + src.substr(from, to + 1 - from) + src.substr(close + 1);
+  v.calls = src.substr(calls, close - calls);
+  v.calls.erase(0, v.calls.find_first_not_of('\n'));
+  return v;
+}
+
+Expected<std::string> versioned(const std::string &definition, const std::string &calls) {
+  auto k = tooling::parse_kernel_text(definition);
+  if (!k) return not_applicable(k.error().message);
+  std::string params = definition.substr(k->params_open + 1, k->params_close - k->params_open - 1);
+  return definition.substr(0, k->body_open) + "{\n  struct " + kVersions +
+         " {\n    static __device__ __forceinline__ void " + kBody + "(" + params + ") " +
+         definition.substr(k->body_open, k->body_close + 1 - k->body_open) + "\n  };\n" + calls + "}" +
+         definition.substr(k->body_close + 1);
+}
+
 Transform versioning_transform() {
   return {"value_versioning",
           cache::kNumericsExact,
-          "a second version of the body with the integer parameters that bound loops or divide as the constants "
-          "every capture passed, under a guard that compares them",
+          "the body called once with the integer parameters that bound loops or divide as the constants every "
+          "capture passed, under a guard that compares them, and once as written",
           true,
           space,
           apply};

@@ -3,7 +3,8 @@
 // version was made for and once with others, and prints "<kernel> same"
 // when every output is bitwise the original's both times.
 //   0 filter2d (k, width, height), 1 add_bias (hw, c), 2 row_sums (per),
-//   3 moving_sum (taps)
+//   3 moving_sum (taps), 4 clamped_taps (taps, assigned in the body),
+//   5 written_once (n, reps; a label, a directive, nested shared arrays)
 #include "twin.h"
 
 #if WHICH == 0
@@ -34,6 +35,22 @@ bool run(int rows, int per) {
   var::row_sums<<<rows, 256>>>(x, o1, cols, per);
   return same("row_sums", download(o0, rows), download(o1, rows), 0);
 }
+#elif WHICH == 4
+bool run(int n, int taps) {
+  float *x = upload(values(n + 8));
+  float *y0 = upload(std::vector<float>(n, -7)), *y1 = upload(std::vector<float>(n, -7));
+  orig::clamped_taps<<<blocks(n, 256), 256>>>(x, y0, n, taps);
+  var::clamped_taps<<<blocks(n, 256), 256>>>(x, y1, n, taps);
+  return same("clamped_taps", download(y0, n), download(y1, n), 0);
+}
+#elif WHICH == 5
+bool run(int n, int reps) {
+  float *x = upload(values(n));
+  float *y0 = upload(std::vector<float>(n, -7)), *y1 = upload(std::vector<float>(n, -7));
+  orig::written_once<<<blocks(n, 128), 128>>>(x, y0, n, reps);
+  var::written_once<<<blocks(n, 128), 128>>>(x, y1, n, reps);
+  return same("written_once", download(y0, n), download(y1, n), 0);
+}
 #else
 bool run(int n, int taps) {
   float *x = upload(values(n));
@@ -54,6 +71,12 @@ int main() {
 #elif WHICH == 2
   bool ok = run(1001, 16) && run(333, 3);
   return verdict("row_sums", ok);
+#elif WHICH == 4
+  bool ok = run(100003, 4) && run(100003, 12) && run(31, 3);
+  return verdict("clamped_taps", ok);
+#elif WHICH == 5
+  bool ok = run(4096, 3) && run(4096, 70) && run(1000, 3);
+  return verdict("written_once", ok);
 #else
   bool ok = run(100003, 33) && run(100003, 17) && run(31, 33);
   return verdict("moving_sum", ok);

@@ -48,7 +48,8 @@ __global__ void moving_sum(const float *x, float *y, int n, int taps) {
   y[i] = acc;
 }
 
-// Refused: `taps` is assigned.
+// `taps` is assigned: the local function's parameter is a copy, as the
+// kernel's was, so the versioned call starts from the captured value.
 __global__ void clamped_taps(const float *x, float *y, int n, int taps) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (taps > 8) taps = 8;
@@ -65,41 +66,54 @@ __global__ void scale(float *x, int n, float a) {
     x[i] *= a;
 }
 
-// Refused: a label.
-__global__ void labelled(float *x, int n, int reps) {
+// A label, a directive and shared arrays in nested blocks: the body is
+// written once, so each means what it meant, and each shared array is
+// allocated once for both calls.
+__global__ void written_once(const float *x, float *y, int n, int reps) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = 0.0f;
+  if (blockIdx.x % 2 == 0) {
+    __shared__ float s[32];
+    if (threadIdx.x < 32) s[threadIdx.x] = x[(blockIdx.x * 32 + threadIdx.x) % n];
+    __syncthreads();
+    for (int r = 0; r < reps; ++r)
+      acc += s[(threadIdx.x + r) % 32];
+  }
+  {
+    const int size = 64;
+    __shared__ float t[size];
+    if (threadIdx.x < size) t[threadIdx.x] = x[(blockIdx.x * size + threadIdx.x) % n];
+    __syncthreads();
+    for (int r = 0; r < reps; ++r)
+      acc += t[(threadIdx.x * 7 + r) % size];
+  }
   if (i >= n) goto done;
-  for (int r = 0; r < reps; ++r)
-    x[i] *= 0.5f;
+#ifdef HALVE
+  acc *= 0.5f;
+#endif
+  y[i] = acc;
 done:
   return;
 }
 
-// Refused: a directive in the body.
-__global__ void directive(float *x, int n, int reps) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-#ifdef HALVE
+// Refused: a parameter without a name cannot be passed on.
+__global__ void unnamed(float *x, int, int reps) {
   for (int r = 0; r < reps; ++r)
-    x[i] *= 0.5f;
-#endif
-  if (i < n) x[i] += 1.0f;
+    x[threadIdx.x] *= 0.5f;
 }
 
-// Refused: a shared array in a nested block.
-__global__ void nested_shared(float *x, int reps) {
-  if (blockIdx.x == 0) {
-    __shared__ float s[32];
-    s[threadIdx.x % 32] = x[threadIdx.x];
-    for (int r = 0; r < reps; ++r)
-      x[threadIdx.x] += s[(threadIdx.x + r) % 32];
-  }
+// Refused: a default argument.
+__global__ void defaulted(float *x, int reps = 4) {
+  for (int r = 0; r < reps; ++r)
+    x[threadIdx.x] *= 0.5f;
 }
 
-// Refused: a shared array sized by a local declared before it.
-__global__ void sized_shared(float *x, int reps) {
-  const int size = 64;
-  __shared__ float s[size];
-  s[threadIdx.x % size] = x[threadIdx.x];
+struct Taps {
+  float w[8];
+};
+
+// Refused: a __grid_constant__ parameter.
+__global__ void grid_constant(const __grid_constant__ Taps taps, float *x, int reps) {
   for (int r = 0; r < reps; ++r)
-    x[threadIdx.x] += s[(threadIdx.x + r) % size];
+    x[threadIdx.x] *= taps.w[r % 8];
 }
