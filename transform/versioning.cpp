@@ -1,20 +1,24 @@
 // value_versioning (strength_reduction_index_math): a kernel whose integer
-// parameters take one value on every captured launch gets its body as a
-// local function, called once with those parameters as the constants every
-// capture passed, under a guard that compares them, and once as written:
+// parameters take one value, or a few, over the captured launches gets its
+// body as a local function, called with those parameters as the constants
+// of each set of values the captures passed, under a guard that compares
+// them, and with the parameters otherwise:
 //
 //   struct __kbcc_versions {
 //     static __device__ __forceinline__ void __kbcc_body(PARAMS) BODY
 //   };
 //   if (k == 5 && w == 2048) __kbcc_versions::__kbcc_body(x, 5, 2048);
+//   else if (k == 3 && w == 2048) __kbcc_versions::__kbcc_body(x, 3, 2048);
 //   else __kbcc_versions::__kbcc_body(x, k, w);
 //
-// Both calls are inlined, so in the first nvcc sees the values and can
+// Every call is inlined, so in each version nvcc sees the values and can
 // unroll loops whose trip counts become known and turn divisions by them
 // into multiplications and shifts. The guard is the same for every thread
 // of the grid, so barriers stay uniform. The body is written once, so its
 // labels, preprocessor directives and macros mean what they meant, and its
-// static __shared__ variables are allocated once for both calls.
+// static __shared__ variables are allocated once for every call. At most
+// four versions are made (parameters with fewer distinct values are taken
+// first), the most frequent values first.
 //
 // Legality: a specialized parameter is an integer passed by value that the
 // body reads; the local function's parameter is a copy, as the kernel's was,
@@ -33,6 +37,7 @@
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/ExprCXX.h"
 
+#include <algorithm>
 #include <set>
 
 namespace kbcc::transform {
@@ -40,30 +45,69 @@ using namespace clang;
 
 namespace {
 
-struct Specialized {
-  const ParmVarDecl *param = nullptr;
-  int64_t value = 0;
+// The parameters a kernel is versioned on, and the values of each version
+// (one per parameter, in order), the most frequent over the captures first.
+struct Versions {
+  std::vector<const ParmVarDecl *> params;
+  std::vector<std::vector<int64_t>> values;
 };
 
 struct Plan {
-  std::vector<Specialized> loops; // bound a loop's trip count or divide
-  std::vector<Specialized> all;   // every parameter with one captured value
+  Versions loops; // parameters that bound a loop's trip count or divide
+  Versions all;   // those and every other integer parameter that fits
 };
+
+// At most this many versions besides the body as written: each is one more
+// inlined copy of the body.
+constexpr size_t kMaxVersions = 4;
 
 // The local class that holds a versioned kernel's body, and its function.
 constexpr const char *kVersions = "__kbcc_versions";
 constexpr const char *kBody = "__kbcc_body";
 
-// The one value `name` has on every capture of `in`; nullopt when a capture
-// lacks it or two differ.
-std::optional<int64_t> one_value(const Input &in, const std::string &name) {
-  std::optional<int64_t> v;
+// The distinct values of `params` over the captures of `in`, most frequent
+// first (first captured first among equals); empty when a capture lacks one.
+std::vector<std::vector<int64_t>> value_sets(const Input &in, const std::vector<const ParmVarDecl *> &params) {
+  std::vector<std::pair<std::vector<int64_t>, size_t>> counted;
   for (const auto &args : in.arguments) {
-    auto it = args.find(name);
-    if (it == args.end() || (v && *v != it->second)) return std::nullopt;
-    v = it->second;
+    std::vector<int64_t> set;
+    for (const ParmVarDecl *p : params) {
+      auto it = args.find(p->getNameAsString());
+      if (it == args.end()) return {};
+      set.push_back(it->second);
+    }
+    auto same = std::find_if(counted.begin(), counted.end(), [&](const auto &c) { return c.first == set; });
+    if (same == counted.end())
+      counted.emplace_back(std::move(set), 1);
+    else
+      ++same->second;
   }
-  return v;
+  std::stable_sort(counted.begin(), counted.end(), [](const auto &x, const auto &y) { return x.second > y.second; });
+  std::vector<std::vector<int64_t>> out;
+  for (auto &c : counted)
+    out.push_back(std::move(c.first));
+  return out;
+}
+
+// `chosen` grown by each of `candidates` (fewest distinct values first,
+// then in order) that keeps the versions at kMaxVersions or fewer; the
+// parameters end in declaration order, as `order` lists them.
+Versions grow(const Input &in, Versions chosen, std::vector<const ParmVarDecl *> candidates,
+              const std::vector<const ParmVarDecl *> &order) {
+  auto distinct = [&](const ParmVarDecl *p) { return value_sets(in, {p}).size(); };
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [&](const ParmVarDecl *x, const ParmVarDecl *y) { return distinct(x) < distinct(y); });
+  for (const ParmVarDecl *p : candidates) {
+    std::vector<const ParmVarDecl *> more = chosen.params;
+    more.push_back(p);
+    std::stable_sort(more.begin(), more.end(), [&](const ParmVarDecl *x, const ParmVarDecl *y) {
+      return std::find(order.begin(), order.end(), x) < std::find(order.begin(), order.end(), y);
+    });
+    auto values = value_sets(in, more);
+    if (values.empty() || values.size() > kMaxVersions) continue;
+    chosen = {std::move(more), std::move(values)};
+  }
+  return chosen;
 }
 
 // Adds to `names` the integer parameters `e` is built from: literals,
@@ -147,19 +191,20 @@ Expected<Plan> analyze(const Input &in) {
   if (k.offset(body->getLBracLoc()) == std::string::npos || k.offset(body->getRBracLoc()) == std::string::npos)
     return not_applicable("the kernel's body is written in a macro");
   if (std::string why = unpassable_parameter(k); !why.empty()) return not_applicable(why);
-  Plan plan;
   std::set<std::string> useful = loop_and_divisor_params(body);
-  for (const ParmVarDecl *p : k.kernel()->parameters()) {
+  std::vector<const ParmVarDecl *> order(k.kernel()->param_begin(), k.kernel()->param_end()), loops, others;
+  for (const ParmVarDecl *p : order) {
     QualType t = p->getType();
     if (!t->isIntegerType() || t->isEnumeralType() || t.isVolatileQualified() || references(body, p) == 0) continue;
-    auto v = one_value(in, p->getNameAsString());
-    if (!v) continue;
-    plan.all.push_back({p, *v});
-    if (useful.count(p->getNameAsString())) plan.loops.push_back({p, *v});
+    (useful.count(p->getNameAsString()) ? loops : others).push_back(p);
   }
-  if (plan.loops.empty())
-    return not_applicable("no integer parameter that bounds a counted loop or divides takes one value on every "
-                          "captured launch");
+  Plan plan;
+  plan.loops = grow(in, {}, loops, order);
+  if (plan.loops.params.empty())
+    return not_applicable("no integer parameter that bounds a counted loop or divides is passed on every captured "
+                          "launch with at most " +
+                          std::to_string(kMaxVersions) + " distinct values");
+  plan.all = grow(in, plan.loops, others, order);
   return plan;
 }
 
@@ -174,7 +219,7 @@ Expected<std::vector<Axis>> space(const Input &in) {
   auto plan = analyze(in);
   if (!plan) return plan.error();
   std::vector<std::string> values{"loops"};
-  if (plan->all.size() > plan->loops.size()) values.push_back("all");
+  if (plan->all.params.size() > plan->loops.params.size()) values.push_back("all");
   return std::vector<Axis>{{"params", values}};
 }
 
@@ -183,20 +228,27 @@ Expected<Output> apply(const Input &in, const Params &params) {
   if (!plan) return plan.error();
   auto which = params.count("params") ? params.at("params") : "loops";
   if (which != "loops" && which != "all") return not_applicable("params must be loops or all, not '" + which + "'");
-  const std::vector<Specialized> &chosen = which == "all" ? plan->all : plan->loops;
+  const Versions &chosen = which == "all" ? plan->all : plan->loops;
   const KernelAst &k = *in.ast;
-  std::string guard, versioned_args, args;
-  for (const ParmVarDecl *p : k.kernel()->parameters()) {
-    std::string name = p->getNameAsString(), value = name;
-    for (const Specialized &s : chosen)
-      if (s.param == p) value = literal(s.value, p->getType());
-    if (value != name) guard += (guard.empty() ? "" : " && ") + name + " == " + value;
-    versioned_args += (versioned_args.empty() ? "" : ", ") + value;
-    args += (args.empty() ? "" : ", ") + name;
+  const std::string call = std::string(kVersions) + "::" + kBody + "(";
+  std::string calls;
+  for (const std::vector<int64_t> &values : chosen.values) {
+    std::string guard, args;
+    for (const ParmVarDecl *p : k.kernel()->parameters()) {
+      std::string value = p->getNameAsString();
+      auto at = std::find(chosen.params.begin(), chosen.params.end(), p);
+      if (at != chosen.params.end()) {
+        value = literal(values[at - chosen.params.begin()], p->getType());
+        guard += (guard.empty() ? "" : " && ") + p->getNameAsString() + " == " + value;
+      }
+      args += (args.empty() ? "" : ", ") + value;
+    }
+    calls += std::string(calls.empty() ? "  if (" : "  else if (") + guard + ") " + call + args + ");\n";
   }
-  std::string call = std::string(kVersions) + "::" + kBody + "(";
-  auto source =
-      versioned(k.source(), "  if (" + guard + ") " + call + versioned_args + ");\n  else " + call + args + ");\n");
+  std::string args;
+  for (const ParmVarDecl *p : k.kernel()->parameters())
+    args += (args.empty() ? "" : ", ") + p->getNameAsString();
+  auto source = versioned(k.source(), calls + "  else " + call + args + ");\n");
   if (!source) return source.error();
   Output out;
   out.source = *source;

@@ -56,7 +56,8 @@ constexpr const char *kUsage =
     "  -I DIR, -D NAME[=V], -U NAME, -std=X\n"
     "                            include directories, macros and language standard for that parse\n"
     "  --block X[,Y,Z]           the block size of a captured launch, for --transform (repeatable)\n"
-    "  --arg NAME=N              an integer argument of the captured launch, for --transform (repeatable)\n"
+    "  --arg NAME=N              an integer argument of the captured launch, for --transform (repeatable; a\n"
+    "                            name given again describes one more capture, the other arguments as before)\n"
     "  --param KEY=VALUE         transform parameter, e.g. factor=8 (unroll), lanes=32 (split_loop_across_warp);\n"
     "                            the others take their first value\n"
     "\n"
@@ -115,7 +116,7 @@ struct TransformRequest {
   std::vector<std::string> flags; // -I/-D/-U/-std= for the parse
   transform::Params params;
   std::vector<launch::Launch> launches;
-  std::map<std::string, int64_t> arguments; // of one capture
+  std::vector<std::map<std::string, int64_t>> arguments; // of each capture
 };
 
 int show_transform(const TransformRequest &r) {
@@ -152,7 +153,7 @@ int show_transform(const TransformRequest &r) {
     return 1;
   }
   transform::Input in{ast->source(), &*ast, r.launches, {}, {}};
-  if (!r.arguments.empty()) in.arguments = {r.arguments};
+  in.arguments = r.arguments;
   auto fail = [&](const Error &e) {
     std::cerr << "kbcc optimize: " << r.id << " (" << t->numerics << "): " << e.message << "\n";
     return 1;
@@ -272,7 +273,10 @@ int run(const std::vector<std::string> &args) {
         std::cerr << "kbcc optimize: --arg needs NAME=N with an integer N, not '" << kv << "'\n";
         return 2;
       }
-      tr.arguments[kv.substr(0, eq)] = v;
+      // A name given again describes one more capture, the other arguments as before.
+      if (tr.arguments.empty() || tr.arguments.back().count(kv.substr(0, eq)))
+        tr.arguments.push_back(tr.arguments.empty() ? std::map<std::string, int64_t>{} : tr.arguments.back());
+      tr.arguments.back()[kv.substr(0, eq)] = v;
     } else if (a == "--param" && has_value && rest[i + 1].find('=') != std::string::npos) {
       const std::string &kv = rest[++i];
       tr.params[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);

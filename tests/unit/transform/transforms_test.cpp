@@ -1446,7 +1446,7 @@ TEST(Transforms, BroadcastWeighsTheLoopOnEveryCapture) {
 
 // value_versioning takes a parameter only when every capture passes it with
 // one value, and only one the kernel reads and never writes.
-TEST(Transforms, VersioningNeedsOneValueOnEveryCapture) {
+TEST(Transforms, VersioningTakesUpToFourSetsOfValues) {
   Parsed p(R"(__global__ void taps(int n, int taps, unsigned w, const float *x, float *y) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -1455,19 +1455,29 @@ TEST(Transforms, VersioningNeedsOneValueOnEveryCapture) {
   y[i] = acc;
 })");
   const Transform *t = find_transform("value_versioning");
-  auto guard = [&](std::vector<std::map<std::string, int64_t>> args, Params params = {}) {
+  // The guards, in order, or the refusal.
+  auto guards = [&](std::vector<std::map<std::string, int64_t>> args, Params params = {}) {
     p.in.arguments = std::move(args);
     auto out = t->apply(p.in, params);
     if (!out) return out.error().message;
-    size_t at = out->source.rfind("if (");
-    return out->source.substr(at, out->source.find(')', at) + 1 - at);
+    std::string all;
+    for (size_t at = out->source.find("if ("); at != std::string::npos; at = out->source.find("if (", at + 1))
+      if (out->source.compare(at + 4, 2, "i ") != 0) all += out->source.substr(at, out->source.find(')', at) + 1 - at);
+    return all;
   };
-  EXPECT_EQ(guard({{{"taps", 9}, {"w", 64}}, {{"taps", 9}, {"w", 64}, {"n", 5}}}), "if (taps == 9 && w == 64)");
-  EXPECT_EQ(guard({{{"taps", 9}, {"w", 64}}, {{"taps", 8}, {"w", 64}}}), "if (w == 64)");
-  EXPECT_EQ(guard({{{"taps", 9}, {"w", 64}, {"n", 7}}}, {{"params", "all"}}), "if (n == 7 && taps == 9 && w == 64)");
-  EXPECT_NE(guard({{{"taps", 9}}, {{"w", 64}}}).find("no integer parameter"), std::string::npos);
-  EXPECT_NE(guard({}).find("no captured launch"), std::string::npos);
-  EXPECT_NE(guard({{{"taps", 9}}}, {{"params", "some"}}).find("params must be loops or all"), std::string::npos);
+  EXPECT_EQ(guards({{{"taps", 9}, {"w", 64}}, {{"taps", 9}, {"w", 64}, {"n", 5}}}), "if (taps == 9 && w == 64)");
+  // Most frequent first.
+  EXPECT_EQ(guards({{{"taps", 8}, {"w", 64}}, {{"taps", 9}, {"w", 64}}, {{"taps", 9}, {"w", 64}}}),
+            "if (taps == 9 && w == 64)if (taps == 8 && w == 64)");
+  // Five values of taps are too many: w alone.
+  std::vector<std::map<std::string, int64_t>> five;
+  for (int64_t v : {3, 5, 7, 9, 11})
+    five.push_back({{"taps", v}, {"w", 64}});
+  EXPECT_EQ(guards(five), "if (w == 64)");
+  EXPECT_EQ(guards({{{"taps", 9}, {"w", 64}, {"n", 7}}}, {{"params", "all"}}), "if (n == 7 && taps == 9 && w == 64)");
+  EXPECT_NE(guards({{{"taps", 9}}, {{"w", 64}}}).find("no integer parameter"), std::string::npos);
+  EXPECT_NE(guards({}).find("no captured launch"), std::string::npos);
+  EXPECT_NE(guards({{{"taps", 9}}}, {{"params", "some"}}).find("params must be loops or all"), std::string::npos);
 }
 
 TEST(Transforms, VersioningPassesParametersTheKernelWritesOrLends) {
