@@ -84,6 +84,7 @@ std::vector<std::vector<int64_t>> value_sets(const Input &in, const std::vector<
   }
   std::stable_sort(counted.begin(), counted.end(), [](const auto &x, const auto &y) { return x.second > y.second; });
   std::vector<std::vector<int64_t>> out;
+  out.reserve(counted.size());
   for (auto &c : counted)
     out.push_back(std::move(c.first));
   return out;
@@ -243,7 +244,12 @@ Expected<Output> apply(const Input &in, const Params &params) {
       }
       args += (args.empty() ? "" : ", ") + value;
     }
-    calls += std::string(calls.empty() ? "  if (" : "  else if (") + guard + ") " + call + args + ");\n";
+    calls.append(calls.empty() ? "  if (" : "  else if (")
+        .append(guard)
+        .append(") ")
+        .append(call)
+        .append(args)
+        .append(");\n");
   }
   std::string args;
   for (const ParmVarDecl *p : k.kernel()->parameters())
