@@ -38,6 +38,7 @@
 #include "clang/AST/ExprCXX.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace kbcc::transform {
@@ -92,18 +93,18 @@ std::vector<std::vector<int64_t>> value_sets(const Input &in, const std::vector<
 
 // `chosen` grown by each of `candidates` (fewest distinct values first,
 // then in order) that keeps the versions at kMaxVersions or fewer; the
-// parameters end in declaration order, as `order` lists them.
+// parameters stay in declaration order, as `order` lists them.
 Versions grow(const Input &in, Versions chosen, std::vector<const ParmVarDecl *> candidates,
               const std::vector<const ParmVarDecl *> &order) {
-  auto distinct = [&](const ParmVarDecl *p) { return value_sets(in, {p}).size(); };
+  std::map<const ParmVarDecl *, size_t> distinct;
+  for (const ParmVarDecl *p : candidates)
+    distinct[p] = value_sets(in, {p}).size();
   std::stable_sort(candidates.begin(), candidates.end(),
-                   [&](const ParmVarDecl *x, const ParmVarDecl *y) { return distinct(x) < distinct(y); });
+                   [&](const ParmVarDecl *x, const ParmVarDecl *y) { return distinct[x] < distinct[y]; });
   for (const ParmVarDecl *p : candidates) {
-    std::vector<const ParmVarDecl *> more = chosen.params;
-    more.push_back(p);
-    std::stable_sort(more.begin(), more.end(), [&](const ParmVarDecl *x, const ParmVarDecl *y) {
-      return std::find(order.begin(), order.end(), x) < std::find(order.begin(), order.end(), y);
-    });
+    std::vector<const ParmVarDecl *> more;
+    for (const ParmVarDecl *q : order)
+      if (q == p || std::find(chosen.params.begin(), chosen.params.end(), q) != chosen.params.end()) more.push_back(q);
     auto values = value_sets(in, more);
     if (values.empty() || values.size() > kMaxVersions) continue;
     chosen = {std::move(more), std::move(values)};
@@ -231,30 +232,27 @@ Expected<Output> apply(const Input &in, const Params &params) {
   if (which != "loops" && which != "all") return not_applicable("params must be loops or all, not '" + which + "'");
   const Versions &chosen = which == "all" ? plan->all : plan->loops;
   const KernelAst &k = *in.ast;
-  const std::string call = std::string(kVersions) + "::" + kBody + "(";
-  std::string calls;
-  for (const std::vector<int64_t> &values : chosen.values) {
-    std::string guard, args;
+  // The call with `values` for the chosen parameters (none: with the
+  // parameters), adding to `guard` the comparisons that select it.
+  auto call = [&](const std::vector<int64_t> *values, std::string &guard) {
+    std::string args;
     for (const ParmVarDecl *p : k.kernel()->parameters()) {
       std::string value = p->getNameAsString();
       auto at = std::find(chosen.params.begin(), chosen.params.end(), p);
-      if (at != chosen.params.end()) {
-        value = literal(values[at - chosen.params.begin()], p->getType());
-        guard += (guard.empty() ? "" : " && ") + p->getNameAsString() + " == " + value;
+      if (values && at != chosen.params.end()) {
+        value = literal((*values)[at - chosen.params.begin()], p->getType());
+        guard.append(guard.empty() ? "" : " && ").append(p->getNameAsString()).append(" == ").append(value);
       }
-      args += (args.empty() ? "" : ", ") + value;
+      args.append(args.empty() ? "" : ", ").append(value);
     }
-    calls.append(calls.empty() ? "  if (" : "  else if (")
-        .append(guard)
-        .append(") ")
-        .append(call)
-        .append(args)
-        .append(");\n");
+    return std::string(kVersions) + "::" + kBody + "(" + args + ");\n";
+  };
+  std::string calls, none;
+  for (const std::vector<int64_t> &values : chosen.values) {
+    std::string guard, body = call(&values, guard);
+    calls.append(calls.empty() ? "  if (" : "  else if (").append(guard).append(") ").append(body);
   }
-  std::string args;
-  for (const ParmVarDecl *p : k.kernel()->parameters())
-    args += (args.empty() ? "" : ", ") + p->getNameAsString();
-  auto source = versioned(k.source(), calls + "  else " + call + args + ");\n");
+  auto source = versioned(k.source(), calls.append("  else ").append(call(nullptr, none)));
   if (!source) return source.error();
   Output out;
   out.source = *source;
