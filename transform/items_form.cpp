@@ -526,7 +526,15 @@ Expected<ItemsForm> flat_grid_form(const KernelAst &k, const CompoundStmt *body)
       visit(c);
   };
   visit(body);
-  if (flats.empty()) return fixed_block_form(k, body);
+  if (flats.empty()) {
+    auto fixed = fixed_block_form(k, body);
+    if (fixed || fixed.error().code != "no-form") return fixed;
+    auto split = split_index_form(k, body);
+    if (split || split.error().code != "no-form") return split;
+    return make_error("the kernel has no grid-stride or block-stride loop, flattened 2-D index, constant block extent "
+                      "or index split into a row and a column",
+                      "no-form");
+  }
   for (const Builtin &b : index_uses(body).other)
     if (!inside.count(b.expr) && (b.var == Builtin::BlockIdx || b.var == Builtin::GridDim))
       return not_applicable("the kernel reads blockIdx or gridDim outside its flattened 2-D index");

@@ -53,6 +53,27 @@
 // threadIdx.d, C an integer constant (a macro's or constexpr's value), is
 // the global-index idiom on launches whose block.d is C: its form writes
 // blockDim.d for C, with that precondition and the launch kept.
+//
+// Indexes split into a row and a column. A 1-D kernel whose index
+// `T i = <global index in x>` (nothing assigns it) is read as `i / W` and
+// `i % W`, W an expression of integer parameters the same everywhere,
+// computes the same on a 2-D grid of W columns: `col` and `row` become the
+// global indexes in x and y (a declaration `T r = i / W;` or `T c = i % W;`
+// at the top level of the body or of its work block moves up, keeping its
+// name; otherwise new variables hold them), `i` is `row * W + col` where it
+// is still read, and a guard on `i < B` (or `i >= B` before a return)
+// joined by `col < W` runs the same items, each once, when:
+//   - the kernel reads builtins only in that index, and has no barrier,
+//     warp-level operation or shared memory;
+//   - the original launch is 1-D and covers every item below the bound
+//     (grid.x * block.x >= B, the launch's precondition, with W >= 1);
+//   - nothing before the guard touches memory, calls a function or divides
+//     by anything but W or a non-zero constant: it runs for threads the
+//     original did not have, and not for those past the bound it had.
+// A bound written `P * W` becomes `row < P`, so the guard reads each
+// dimension apart; a bound on the row variable counts too. Launched with
+// blocks of 32 x ceil(block.x / 32) over ceil(W / 32) x rows; when `i`
+// stays and is 32 bits wide, a precondition keeps row * W + col in range.
 #pragma once
 
 #include "launch/mapping.h"
@@ -75,5 +96,9 @@ struct ItemsForm {
 // when it has one but its form would compute something else (or it is
 // written in a macro).
 Expected<ItemsForm> items_form(const KernelAst &k);
+
+// The form of a kernel that splits its index into a row and a column (the
+// last form items_form tries); errors as items_form's.
+Expected<ItemsForm> split_index_form(const KernelAst &k, const clang::CompoundStmt *body);
 
 } // namespace kbcc::transform

@@ -1,5 +1,6 @@
 // Thread-per-item forms (grid-stride loops and their 2-D nests, flattened
-// 2-D grids, constant block extents): their text,
+// 2-D grids, constant block extents, indexes split into a row and a
+// column): their text,
 // the legality of running each item in a thread of its own, and the per-item
 // transforms offered that form with their launch mappings composed.
 #include "parsed.h"
@@ -113,8 +114,8 @@ TEST(GridStride, ItemsThatDependOnEachOtherAreRefused) {
                     "* gridDim.x; continue; } y[i] = x[i]; i += blockDim.x * gridDim.x; }"),
             "not-applicable: the grid-stride loop assigns its item variable");
   // What is not a grid-stride loop is said so, with its own code.
-  const char *none = "no-form: the kernel has no grid-stride or block-stride loop, flattened 2-D index or constant "
-                     "block extent";
+  const char *none = "no-form: the kernel has no grid-stride or block-stride loop, flattened 2-D index, constant "
+                     "block extent or index split into a row and a column";
   EXPECT_EQ(refused("int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = x[i];"), none);
   EXPECT_EQ(refused("for (int i = threadIdx.x; i < n; i += gridDim.x) y[i] = x[i];"), none);
 }
@@ -390,4 +391,91 @@ TEST(BlockStride, PerItemTransformsRunOnTheForm) {
   ASSERT_TRUE(out->launch);
   EXPECT_EQ(out->launch->grid[0], "ceil_div(ceil_div(n, block.x) * block.x, 128)");
   EXPECT_EQ(out->launch->grid[1], "grid.x");
+}
+
+// A 1-D index split into a row and a column: the form's 2-D grid runs the
+// same items, each once, and a bound written P * W reads the row alone.
+TEST(SplitIndex, RowAndColumnBecomeTheTwoGlobalIndexes) {
+  const char *mm = R"(__global__ void mm(float *C, const float *A, const float *B, int M, int K, int N) {
+  float acc = 0;
+  int id = blockIdx.x * blockDim.x + threadIdx.x;
+  if (id >= M * N) return;
+  int row = id / N;
+  int col = id % N;
+  for (int e = 0; e < K; e++) acc += A[row * K + e] * B[e * N + col];
+  C[row * N + col] = acc;
+})";
+  kbcc::launch::LaunchMapping m;
+  std::string s = form_of(mm, &m);
+  EXPECT_NE(s.find("int col = blockIdx.x * blockDim.x + threadIdx.x; int row = blockIdx.y * blockDim.y + "
+                   "threadIdx.y; \n  if ((col >= (N)) || row >= (M)) return;"),
+            std::string::npos)
+      << s;
+  EXPECT_EQ(s.find("int id"), std::string::npos) << s; // nothing else reads it
+  EXPECT_EQ(s.find("id / N"), std::string::npos) << s;
+  EXPECT_EQ(m.grid, (std::array<std::string, 3>{"ceil_div(N, 32)", "ceil_div(M, ceil_div(block.x, 32))", "1"}));
+  EXPECT_EQ(m.block, (std::array<std::string, 3>{"32", "ceil_div(block.x, 32)", "1"}));
+  EXPECT_EQ(m.preconditions, (std::vector<std::string>{"grid.y == 1", "grid.z == 1", "block.y == 1", "block.z == 1",
+                                                       "shared == 0", "N >= 1", "grid.x * block.x >= (M * N)"}));
+  // smem_tiling refuses the kernel as written and tiles its form.
+  KernelAst k = parsed(mm);
+  Input in{k.source(), &k, {}, {}};
+  auto out = offered(*find_transform("smem_tiling"), in, {{"tile", "16"}});
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(out->launch->block, (std::array<std::string, 3>{"16", "16", "1"}));
+  EXPECT_EQ(out->launch->grid[1], "ceil_div(ceil_div(M, ceil_div(block.x, 32)) * ceil_div(block.x, 32), 16)");
+}
+
+TEST(SplitIndex, InlineSplitsAndOtherBoundsKeepTheIndex) {
+  kbcc::launch::LaunchMapping m;
+  // Inline uses get variables of their own; the index stays where it is read.
+  std::string s = form_of(kernel("int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                 "if (i < n) { y[(i % 7) * 5 + i / 7] = x[i]; }"),
+                          &m);
+  EXPECT_NE(s.find("int __kbcc_col = blockIdx.x * blockDim.x + threadIdx.x; int __kbcc_row = blockIdx.y * "
+                   "blockDim.y + threadIdx.y; int i = (int)(__kbcc_row) * (7) + (int)(__kbcc_col);"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("if ((__kbcc_col < (7)) && i < n) { y[((__kbcc_col)) * 5 + (__kbcc_row)] = x[i]; }"),
+            std::string::npos)
+      << s;
+  EXPECT_EQ(m.grid[1], "ceil_div(ceil_div(n, 7), ceil_div(block.x, 32))");
+  EXPECT_EQ(m.preconditions.back(), "(ceil_div(n, 7) + 16384) * (7) <= 2147483647");
+  // A bound on the row variable, declarations in the work block, a divisor
+  // held by a local declared after the index.
+  s = form_of(kernel("int t = blockIdx.x * blockDim.x + threadIdx.x;\nconst int w = 2 * n;\n"
+                     "int r = t / w; int c = t % w;\nif (r < n) { y[c * n + r] = x[r * w + c]; }"),
+              &m);
+  EXPECT_NE(s.find("int c = blockIdx.x * blockDim.x + threadIdx.x; int r = blockIdx.y * blockDim.y + threadIdx.y; "
+                   "\nconst int w = 2 * n;"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("if ((c < (((int)(2 * n)))) && r < n)"), std::string::npos) << s;
+  EXPECT_EQ(m.preconditions.back(), "grid.x * block.x >= (n) * ((2 * n))");
+}
+
+TEST(SplitIndex, WhatKeepsTheFormFromApplying) {
+  const std::string index = "int i = blockIdx.x * blockDim.x + threadIdx.x;\n";
+  EXPECT_EQ(form_of(kernel(index + "if (i < n) y[i] = x[i / 4] + x[i % 8];")),
+            "not-applicable: the index is divided by two different values");
+  EXPECT_EQ(form_of(kernel(index + "if (i < n) y[i / 4] = x[i % 4] + threadIdx.x;")),
+            "not-applicable: the kernel reads a CUDA builtin outside its global index");
+  EXPECT_EQ(form_of(kernel(index + "__shared__ float s[32]; s[i % 32] = x[i / 32]; __syncthreads(); "
+                                   "if (i < n) y[i] = s[0];")),
+            "not-applicable: the kernel synchronizes threads, uses warp-level operations or shared memory");
+  EXPECT_EQ(form_of(kernel(index + "y[i / 4] = x[i % 4];")),
+            "not-applicable: no guard bounds the index (i < B or i >= B) or its row");
+  EXPECT_EQ(form_of(kernel(index + "if (i < h[0]) { y[i / 4] = x[i % 4]; }")),
+            "not-applicable: no guard bounds the index (i < B or i >= B) or its row");
+  EXPECT_EQ(form_of(kernel(index + "if (i < n) { y[i / h[0]] = x[i % h[0]]; }")),
+            "not-applicable: the divisor of the index is not an expression of integer parameters");
+  EXPECT_EQ(form_of(kernel("y[0] = 1;\n" + index + "if (i < n) { y[i / 4] = x[i % 4]; }")),
+            "not-applicable: a statement before the guard touches memory, calls a function or divides");
+  EXPECT_EQ(form_of(kernel(index + "h[i % 4] = 0;\nif (i >= n) return;\ny[i / 4] = x[i % 4];")),
+            "not-applicable: a statement before the guard touches memory, calls a function or divides");
+  EXPECT_EQ(form_of(kernel(index + "int q = n / (i - 3);\nif (i >= n) return;\ny[i / 4] = x[i % 4] + q;")),
+            "not-applicable: a statement before the guard touches memory, calls a function or divides");
+  // Only one of the two, or an index something assigns: no form.
+  EXPECT_EQ(form_of(kernel(index + "if (i < n) y[i] = x[i % 4];")).rfind("no-form", 0), 0u);
+  EXPECT_EQ(form_of(kernel(index + "i += 1; if (i < n) y[i / 4] = x[i % 4];")).rfind("no-form", 0), 0u);
 }

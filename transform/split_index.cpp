@@ -1,0 +1,290 @@
+// The 2-D form of a 1-D kernel that splits its global index into a row and
+// a column (items_form.h, "Indexes split into a row and a column").
+#include "transform/analysis.h"
+#include "transform/edits.h"
+#include "transform/items_form.h"
+#include "transform/transform.h"
+
+#include "clang/AST/Decl.h"
+
+#include <functional>
+#include <set>
+
+namespace kbcc::transform {
+using namespace clang;
+
+namespace {
+
+const char *const kColumnIndex = "blockIdx.x * blockDim.x + threadIdx.x";
+const char *const kRowIndex = "blockIdx.y * blockDim.y + threadIdx.y";
+
+// The top-level declaration `T i = <global index in x>;` of `body` whose
+// variable nothing assigns; nullptr when there is none.
+const DeclStmt *index_declaration_of(const CompoundStmt *body, const VarDecl *&index) {
+  for (const Stmt *s : body->body()) {
+    const auto *d = dyn_cast<DeclStmt>(s);
+    const auto *v = d && d->isSingleDecl() ? dyn_cast<VarDecl>(d->getSingleDecl()) : nullptr;
+    if (!v || !v->getInit() || !v->getType()->isIntegerType() || assigns(body, v)) continue;
+    auto g = as_global_index(v->getInit()->IgnoreParenImpCasts());
+    if (g && g->dim == 0) {
+      index = v;
+      return d;
+    }
+  }
+  return nullptr;
+}
+
+// `i / W` and `i % W` of the kernel, with W the same expression in each.
+struct Split {
+  const Expr *width = nullptr;
+  std::vector<const BinaryOperator *> divs, mods;
+};
+
+// The divisions and remainders of `index` in `body`. Error when their
+// divisors differ.
+Expected<Split> find_split(const CompoundStmt *body, const VarDecl *index, const ASTContext &ctx) {
+  Split s;
+  std::string why;
+  walk(body, [&](const Stmt *x) {
+    const auto *b = dyn_cast<BinaryOperator>(x);
+    if (!b || (b->getOpcode() != BO_Div && b->getOpcode() != BO_Rem) || !names(b->getLHS(), index)) return;
+    if (s.width && !same_expr(s.width, b->getRHS(), ctx)) why = "the index is divided by two different values";
+    if (!s.width) s.width = b->getRHS();
+    (b->getOpcode() == BO_Div ? s.divs : s.mods).push_back(b);
+  });
+  if (!why.empty()) return not_applicable(why);
+  if (s.divs.empty() || s.mods.empty())
+    return make_error("the kernel does not split its index into a row (i / W) and a column (i % W)", "no-form");
+  return s;
+}
+
+// The text of uniform integer expression `e` where the kernel's body
+// starts: every local it reads replaced by its value, cast to its type.
+std::optional<std::string> hoisted_text(const KernelAst &k, const Expr *e) {
+  size_t b = 0, x = 0;
+  if (!k.file_span(e->getSourceRange(), b, x)) return std::nullopt;
+  std::vector<std::pair<const DeclRefExpr *, const VarDecl *>> locals;
+  walk(e, [&](const Stmt *s) {
+    const auto *r = dyn_cast<DeclRefExpr>(s);
+    const auto *v = r ? dyn_cast<VarDecl>(r->getDecl()) : nullptr;
+    if (v && v->hasLocalStorage() && !isa<ParmVarDecl>(v)) locals.emplace_back(r, v);
+  });
+  std::string text = k.source().substr(b, x - b);
+  for (auto it = locals.rbegin(); it != locals.rend(); ++it) {
+    const Expr *value = value_of(it->second);
+    size_t rb = 0, rx = 0;
+    if (!value || !k.file_span(it->first->getSourceRange(), rb, rx) || rb < b || rx > x) return std::nullopt;
+    auto inner = hoisted_text(k, value);
+    if (!inner) return std::nullopt;
+    text.replace(rb - b, rx - rb,
+                 "((" + it->second->getType().getUnqualifiedType().getAsString() + ")(" + *inner + "))");
+  }
+  return text;
+}
+
+// Whether `s` may run for a thread the original did not have: it touches no
+// memory, calls nothing, does not return and divides only by `split`'s
+// divisor (at least 1) or by non-zero constants.
+bool harmless(const Stmt *s, const Split &split, const ASTContext &ctx) {
+  if (reads_memory(s) || writes_memory(s) || has_return(s)) return false;
+  bool ok = true;
+  walk(s, [&](const Stmt *x) {
+    if (isa<CallExpr>(x)) ok = false;
+    const auto *b = dyn_cast<BinaryOperator>(x);
+    if (!b || (b->getOpcode() != BO_Div && b->getOpcode() != BO_Rem && b->getOpcode() != BO_DivAssign &&
+               b->getOpcode() != BO_RemAssign))
+      return;
+    auto c = constant_value(b->getRHS(), ctx);
+    if (!(c && *c != 0) && !same_expr(b->getRHS(), split.width, ctx)) ok = false;
+  });
+  return ok;
+}
+
+// The variable to hold a row or a column: a declaration `T v = <op>;` of
+// `ops` at the top level of `scopes` that can move to the index's place (v
+// unassigned, its name declared once in the kernel), or nullptr.
+const DeclStmt *movable(const KernelAst &k, const std::vector<const BinaryOperator *> &ops,
+                        const std::vector<const CompoundStmt *> &scopes) {
+  for (const CompoundStmt *scope : scopes)
+    for (const Stmt *s : scope->body()) {
+      const auto *d = dyn_cast<DeclStmt>(s);
+      const auto *v = d && d->isSingleDecl() ? dyn_cast<VarDecl>(d->getSingleDecl()) : nullptr;
+      if (!v || !v->getInit() || !v->getType()->isIntegerType() || assigns(k.kernel()->getBody(), v)) continue;
+      bool is_op = false;
+      for (const BinaryOperator *op : ops)
+        is_op = is_op || v->getInit()->IgnoreParenImpCasts() == op;
+      int same_name = 0;
+      for (const ParmVarDecl *p : k.kernel()->parameters())
+        same_name += p->getName() == v->getName();
+      walk(k.kernel()->getBody(), [&](const Stmt *x) {
+        if (const auto *dx = dyn_cast<DeclStmt>(x))
+          for (const Decl *decl : dx->decls())
+            if (const auto *nd = dyn_cast<NamedDecl>(decl)) same_name += nd->getName() == v->getName();
+      });
+      if (is_op && same_name == 1) return d;
+    }
+  return nullptr;
+}
+
+// The guard that bounds the items, and how the form writes it.
+struct Bound {
+  const IfStmt *guard = nullptr;
+  bool keeps = false;      // `if (T && ...) { work }` rather than `if (T || ...) return;`
+  std::string rows, items; // mapping expressions: rows of W items, items the original ran
+  size_t term_begin = 0, term_end = 0;
+  std::string term; // the term `i < P * W` rewritten `row < P`, or "" when it stays
+};
+
+// The first guard of `body` bounding `index` (i < B, i >= B, P * W for B
+// written row < P) or the row variable `row` (row < P); error when none does.
+Expected<Bound> find_bound(const KernelAst &k, const CompoundStmt *body, const VarDecl *index, const VarDecl *row,
+                           const std::string &row_name, const Split &split, const std::string &width) {
+  for (const Stmt *s : body->body()) {
+    const auto *i = dyn_cast<IfStmt>(s);
+    if (!i || i->getElse() || i->hasInitStorage() || i->hasVarStorage()) continue;
+    bool keeps = !only_returns(i->getThen());
+    if (keeps && s != body->body_back()) continue;
+    std::vector<const Expr *> terms;
+    split_terms(i->getCond(), keeps ? BO_LAnd : BO_LOr, terms);
+    for (const Expr *t : terms) {
+      const Expr *b = keeps ? less_than_bound(t, index) : at_least_bound(t, index);
+      const Expr *r = row ? (keeps ? less_than_bound(t, row) : at_least_bound(t, row)) : nullptr;
+      if (!b && !r) continue;
+      Bound out;
+      out.guard = i;
+      out.keeps = keeps;
+      auto bound = as_mapping_expr(b ? b : r);
+      if (!bound || !block_uniform(b ? b : r)) continue;
+      if (r) {
+        out.rows = *bound;
+        out.items = "(" + *bound + ") * (" + width + ")";
+        return out;
+      }
+      const auto *product = dyn_cast<BinaryOperator>(b->IgnoreParenImpCasts());
+      const Expr *rows = nullptr;
+      if (product && product->getOpcode() == BO_Mul) {
+        if (same_expr(product->getRHS(), split.width, k.context())) rows = product->getLHS();
+        if (same_expr(product->getLHS(), split.width, k.context())) rows = product->getRHS();
+      }
+      size_t tb = 0, tx = 0, pb = 0, px = 0;
+      if (rows && k.file_span(t->getSourceRange(), tb, tx) && k.file_span(rows->getSourceRange(), pb, px)) {
+        out.term_begin = tb;
+        out.term_end = tx;
+        out.term = row_name + (keeps ? " < (" : " >= (") + k.source().substr(pb, px - pb) + ")";
+        out.rows = *as_mapping_expr(rows);
+      } else {
+        out.rows = "ceil_div(" + *bound + ", " + width + ")";
+      }
+      out.items = *bound;
+      return out;
+    }
+  }
+  return not_applicable("no guard bounds the index (i < B or i >= B) or its row");
+}
+
+std::string declaration(const std::string &type, const std::string &name, const std::string &value) {
+  return type + " " + name + " = " + value + ";";
+}
+
+} // namespace
+
+Expected<ItemsForm> split_index_form(const KernelAst &k, const CompoundStmt *body) {
+  const VarDecl *index = nullptr;
+  const DeclStmt *index_decl = index_declaration_of(body, index);
+  if (!index_decl) return make_error("the kernel declares no global index in x", "no-form");
+  auto split = find_split(body, index, k.context());
+  if (!split) return split.error();
+  std::set<const Stmt *> in_index;
+  walk(index->getInit(), [&](const Stmt *s) { in_index.insert(s); });
+  IndexUses uses = index_uses(body);
+  for (const Builtin &b : uses.other)
+    if (!in_index.count(b.expr)) return not_applicable("the kernel reads a CUDA builtin outside its global index");
+  for (const GlobalIndex &g : uses.global)
+    if (!in_index.count(g.expr)) return not_applicable("the kernel reads a CUDA builtin outside its global index");
+  Effects fx = effects_in(body);
+  if (fx.barrier || fx.warp_ops || fx.shared_memory || fx.inline_asm || fx.device_launch)
+    return not_applicable("the kernel synchronizes threads, uses warp-level operations or shared memory");
+  const Expr *w = split->width;
+  auto width_map = as_mapping_expr(w);
+  auto width = hoisted_text(k, w);
+  if (!w->getType()->isIntegerType() || !block_uniform(w) || !width_map || !width)
+    return not_applicable("the divisor of the index is not an expression of integer parameters");
+
+  // The row and column variables: declarations moved up, or new ones.
+  const IfStmt *work = work_block(body);
+  std::vector<const CompoundStmt *> scopes{body};
+  if (work) scopes.push_back(cast<CompoundStmt>(work->getThen()));
+  const DeclStmt *row_decl = movable(k, split->divs, scopes), *col_decl = movable(k, split->mods, scopes);
+  auto var = [](const DeclStmt *d) { return d ? cast<VarDecl>(d->getSingleDecl()) : nullptr; };
+  auto type = [](const Expr *e) { return e->getType().getUnqualifiedType().getAsString(); };
+  std::string row = row_decl ? var(row_decl)->getName().str() : "__kbcc_row";
+  std::string col = col_decl ? var(col_decl)->getName().str() : "__kbcc_col";
+  auto bound = find_bound(k, body, index, var(row_decl), row, *split, *width_map);
+  if (!bound) return bound.error();
+
+  // Threads the original did not have run what comes before the guard, and
+  // threads past the bound that it had do not: that code must do nothing.
+  for (const Stmt *s : body->body()) {
+    if (s == bound->guard) break;
+    if (s != index_decl && !harmless(s, *split, k.context()))
+      return not_applicable("a statement before the guard touches memory, calls a function or divides");
+  }
+
+  Edits e;
+  std::set<const BinaryOperator *> moved;
+  std::string head;
+  for (auto [decl, name, idiom, ops] :
+       {std::tuple(col_decl, col, kColumnIndex, &split->mods), std::tuple(row_decl, row, kRowIndex, &split->divs)}) {
+    std::string t = decl ? var(decl)->getType().getUnqualifiedType().getAsString() : type(ops->front());
+    head += declaration(t, name, idiom) + " ";
+    if (!decl) continue;
+    size_t db = statement_begin(k, decl), dx = statement_end(k, decl);
+    if (db == std::string::npos || dx == std::string::npos)
+      return not_applicable("the index's row or column is written in a macro");
+    moved.insert(cast<BinaryOperator>(var(decl)->getInit()->IgnoreParenImpCasts()));
+    e.replace(db, dx, "");
+  }
+  // What still reads the index: all but its row, its column and the bound rewritten.
+  bool index_read = references(body, index) >
+                    static_cast<int>(split->divs.size() + split->mods.size()) + (bound->term.empty() ? 0 : 1);
+  std::string index_type = index->getType().getUnqualifiedType().getAsString();
+  std::string index_value = "(" + index_type + ")(" + row + ") * (" + *width + ") + (" + index_type + ")(" + col + ")";
+  if (index_read) head += declaration(index->getType().getAsString(), index->getName().str(), index_value);
+  size_t ib = statement_begin(k, index_decl), ix = statement_end(k, index_decl);
+  if (ib == std::string::npos || ix == std::string::npos)
+    return not_applicable("the global index is written in a macro");
+  e.replace(ib, ix, head);
+  for (const auto *ops : {&split->divs, &split->mods})
+    for (const BinaryOperator *op : *ops) {
+      if (moved.count(op)) continue;
+      size_t ob = 0, ox = 0;
+      if (!k.span(op->getSourceRange(), ob, ox))
+        return not_applicable("the index's row or column is written in a macro");
+      e.replace(ob, ox, "(" + std::string(ops == &split->divs ? row : col) + ")");
+    }
+  if (!bound->term.empty()) e.replace(bound->term_begin, bound->term_end, bound->term);
+  size_t cb = 0, cx = 0;
+  if (!k.span(bound->guard->getCond()->getSourceRange(), cb, cx))
+    return not_applicable("the guard is written in a macro");
+  e.insert(cb, bound->keeps ? "(" + col + " < (" + *width + ")) && " : "(" + col + " >= (" + *width + ")) || ");
+  auto text = e.apply(k.source());
+  if (!text) return not_applicable("the form's edits overlap: " + text.error().message);
+
+  ItemsForm out;
+  out.source = *text;
+  out.launch.grid = {"ceil_div(" + *width_map + ", 32)", "ceil_div(" + bound->rows + ", ceil_div(block.x, 32))", "1"};
+  out.launch.block = {"32", "ceil_div(block.x, 32)", "1"};
+  out.launch.shared = "0";
+  out.launch.preconditions = {"grid.y == 1",
+                              "grid.z == 1",
+                              "block.y == 1",
+                              "block.z == 1",
+                              "shared == 0",
+                              *width_map + " >= 1",
+                              "grid.x * block.x >= " + bound->items};
+  if (index_read && k.context().getTypeSize(index->getType()) <= 32)
+    out.launch.preconditions.push_back("(" + bound->rows + " + 16384) * (" + *width_map + ") <= 2147483647");
+  return out;
+}
+
+} // namespace kbcc::transform
