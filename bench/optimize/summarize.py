@@ -33,6 +33,7 @@ GROUPS = [
     ("cstyle", "Kernels written C-style"),
     ("forms", "Sums accumulated in memory, filters clamped at the borders"),
     ("values", "Divisors and loop bounds passed as arguments"),
+    ("splits", "Rows and columns split from a 1-D index"),
 ]
 
 
