@@ -59,8 +59,10 @@
 // `i % W`, W an expression of integer parameters the same everywhere,
 // computes the same on a 2-D grid of W columns: `col` and `row` become the
 // global indexes in x and y (a declaration `T r = i / W;` or `T c = i % W;`
-// at the top level of the body or of its work block moves up, keeping its
-// name; otherwise new variables hold them), `i` is `row * W + col` where it
+// at the top level of the body or of its work block, every variable it
+// declares a row or a column, moves up, keeping its name; otherwise new
+// variables hold them; `i - r * W` with r holding `i / W` is a column too),
+// `i` is `row * W + col` where it
 // is still read, and a guard on `i < B` (or `i >= B` before a return)
 // joined by `col < W` runs the same items, each once, when:
 //   - the kernel reads builtins only in that index, and has no barrier,

@@ -35,22 +35,49 @@ const DeclStmt *index_declaration_of(const CompoundStmt *body, const VarDecl *&i
 }
 
 // `i / W` and `i % W` of the kernel, with W the same expression in each.
+// `mods` also holds `i - r * W` (or `i - W * r`) with r a local holding
+// `i / W`: the remainder written out.
 struct Split {
   const Expr *width = nullptr;
   std::vector<const BinaryOperator *> divs, mods;
 };
+
+// The local `e` names when its one value is one of `divs`; nullptr otherwise.
+const VarDecl *row_local(const Expr *e, const std::vector<const BinaryOperator *> &divs) {
+  const VarDecl *v = var_of(e);
+  const Expr *value = v && v->hasLocalStorage() && !isa<ParmVarDecl>(v) ? value_of(v) : nullptr;
+  if (!value) return nullptr;
+  for (const BinaryOperator *d : divs)
+    if (value->IgnoreParenImpCasts() == d) return v;
+  return nullptr;
+}
 
 // The divisions and remainders of `index` in `body`. Error when their
 // divisors differ.
 Expected<Split> find_split(const CompoundStmt *body, const VarDecl *index, const ASTContext &ctx) {
   Split s;
   std::string why;
+  auto divisor = [&](const Expr *w) {
+    if (s.width && !same_expr(s.width, w, ctx)) why = "the index is divided by two different values";
+    if (!s.width) s.width = w;
+  };
   walk(body, [&](const Stmt *x) {
     const auto *b = dyn_cast<BinaryOperator>(x);
     if (!b || (b->getOpcode() != BO_Div && b->getOpcode() != BO_Rem) || !names(b->getLHS(), index)) return;
-    if (s.width && !same_expr(s.width, b->getRHS(), ctx)) why = "the index is divided by two different values";
-    if (!s.width) s.width = b->getRHS();
+    divisor(b->getRHS());
     (b->getOpcode() == BO_Div ? s.divs : s.mods).push_back(b);
+  });
+  walk(body, [&](const Stmt *x) {
+    const auto *b = dyn_cast<BinaryOperator>(x);
+    const auto *p = b && b->getOpcode() == BO_Sub && names(b->getLHS(), index)
+                        ? dyn_cast<BinaryOperator>(b->getRHS()->IgnoreParenImpCasts())
+                        : nullptr;
+    if (!p || p->getOpcode() != BO_Mul || !s.width) return;
+    for (auto [r, w] : {std::pair(p->getLHS(), p->getRHS()), std::pair(p->getRHS(), p->getLHS())})
+      if (row_local(r, s.divs) && same_expr(w, s.width, ctx)) {
+        s.mods.push_back(b);
+        return;
+      }
   });
   if (!why.empty()) return not_applicable(why);
   if (s.divs.empty() || s.mods.empty())
@@ -100,30 +127,52 @@ bool harmless(const Stmt *s, const Split &split, const ASTContext &ctx) {
   return ok;
 }
 
-// The variable to hold a row or a column: a declaration `T v = <op>;` of
-// `ops` at the top level of `scopes` that can move to the index's place (v
-// unassigned, its name declared once in the kernel), or nullptr.
-const DeclStmt *movable(const KernelAst &k, const std::vector<const BinaryOperator *> &ops,
-                        const std::vector<const CompoundStmt *> &scopes) {
+// Whether the name of `v` is declared once in the kernel.
+bool unique_name(const KernelAst &k, const VarDecl *v) {
+  int same_name = 0;
+  for (const ParmVarDecl *p : k.kernel()->parameters())
+    same_name += p->getName() == v->getName();
+  walk(k.kernel()->getBody(), [&](const Stmt *x) {
+    if (const auto *d = dyn_cast<DeclStmt>(x))
+      for (const Decl *decl : d->decls())
+        if (const auto *nd = dyn_cast<NamedDecl>(decl)) same_name += nd->getName() == v->getName();
+  });
+  return same_name == 1;
+}
+
+// A declaration of the row or the column that moves to the index's place.
+struct Moved {
+  const VarDecl *var = nullptr;
+  const DeclStmt *statement = nullptr; // declares only rows and columns
+};
+
+// The variable to hold a row or a column: one declared `T v = <op>;` with
+// `op` one of `ops`, in a statement at the top level of `scopes` whose every
+// declarator is such a row or column (of `all`), unassigned, its name
+// declared once in the kernel; none when there is no such variable.
+Moved movable(const KernelAst &k, const std::vector<const BinaryOperator *> &ops,
+              const std::vector<const BinaryOperator *> &all, const std::vector<const CompoundStmt *> &scopes) {
+  auto one_of = [](const Expr *e, const std::vector<const BinaryOperator *> &list) {
+    for (const BinaryOperator *op : list)
+      if (e && e->IgnoreParenImpCasts() == op) return true;
+    return false;
+  };
   for (const CompoundStmt *scope : scopes)
     for (const Stmt *s : scope->body()) {
       const auto *d = dyn_cast<DeclStmt>(s);
-      const auto *v = d && d->isSingleDecl() ? dyn_cast<VarDecl>(d->getSingleDecl()) : nullptr;
-      if (!v || !v->getInit() || !v->getType()->isIntegerType() || assigns(k.kernel()->getBody(), v)) continue;
-      bool is_op = false;
-      for (const BinaryOperator *op : ops)
-        is_op = is_op || v->getInit()->IgnoreParenImpCasts() == op;
-      int same_name = 0;
-      for (const ParmVarDecl *p : k.kernel()->parameters())
-        same_name += p->getName() == v->getName();
-      walk(k.kernel()->getBody(), [&](const Stmt *x) {
-        if (const auto *dx = dyn_cast<DeclStmt>(x))
-          for (const Decl *decl : dx->decls())
-            if (const auto *nd = dyn_cast<NamedDecl>(decl)) same_name += nd->getName() == v->getName();
-      });
-      if (is_op && same_name == 1) return d;
+      if (!d) continue;
+      Moved found;
+      bool whole = true;
+      for (const Decl *decl : d->decls()) {
+        const auto *v = dyn_cast<VarDecl>(decl);
+        bool split = v && v->getType()->isIntegerType() && one_of(v->getInit(), all) &&
+                     !assigns(k.kernel()->getBody(), v) && unique_name(k, v);
+        whole = whole && split;
+        if (split && one_of(v->getInit(), ops)) found = Moved{v, d};
+      }
+      if (whole && found.var) return found;
     }
-  return nullptr;
+  return Moved{};
 }
 
 // The guard that bounds the items, and how the form writes it.
@@ -136,8 +185,8 @@ struct Bound {
 };
 
 // The first guard of `body` bounding `index` (i < B, i >= B, P * W for B
-// written row < P) or the row variable `row` (row < P); error when none does.
-Expected<Bound> find_bound(const KernelAst &k, const CompoundStmt *body, const VarDecl *index, const VarDecl *row,
+// written row < P) or a local holding its row (r < P); error when none does.
+Expected<Bound> find_bound(const KernelAst &k, const CompoundStmt *body, const VarDecl *index,
                            const std::string &row_name, const Split &split, const std::string &width) {
   for (const Stmt *s : body->body()) {
     const auto *i = dyn_cast<IfStmt>(s);
@@ -148,7 +197,13 @@ Expected<Bound> find_bound(const KernelAst &k, const CompoundStmt *body, const V
     split_terms(i->getCond(), keeps ? BO_LAnd : BO_LOr, terms);
     for (const Expr *t : terms) {
       const Expr *b = keeps ? less_than_bound(t, index) : at_least_bound(t, index);
-      const Expr *r = row ? (keeps ? less_than_bound(t, row) : at_least_bound(t, row)) : nullptr;
+      const Expr *r = nullptr;
+      if (const auto *c = dyn_cast<BinaryOperator>(t->IgnoreParenImpCasts()); c && !b) {
+        bool row_first = (c->getOpcode() == BO_LT && keeps) || (c->getOpcode() == BO_GE && !keeps);
+        bool row_second = (c->getOpcode() == BO_GT && keeps) || (c->getOpcode() == BO_LE && !keeps);
+        if (row_first && row_local(c->getLHS(), split.divs)) r = c->getRHS();
+        if (row_second && row_local(c->getRHS(), split.divs)) r = c->getLHS();
+      }
       if (!b && !r) continue;
       Bound out;
       out.guard = i;
@@ -214,12 +269,13 @@ Expected<ItemsForm> split_index_form(const KernelAst &k, const CompoundStmt *bod
   const IfStmt *work = work_block(body);
   std::vector<const CompoundStmt *> scopes{body};
   if (work) scopes.push_back(cast<CompoundStmt>(work->getThen()));
-  const DeclStmt *row_decl = movable(k, split->divs, scopes), *col_decl = movable(k, split->mods, scopes);
-  auto var = [](const DeclStmt *d) { return d ? cast<VarDecl>(d->getSingleDecl()) : nullptr; };
+  std::vector<const BinaryOperator *> all = split->divs;
+  all.insert(all.end(), split->mods.begin(), split->mods.end());
+  Moved row_decl = movable(k, split->divs, all, scopes), col_decl = movable(k, split->mods, all, scopes);
   auto type = [](const Expr *e) { return e->getType().getUnqualifiedType().getAsString(); };
-  std::string row = row_decl ? var(row_decl)->getName().str() : "__kbcc_row";
-  std::string col = col_decl ? var(col_decl)->getName().str() : "__kbcc_col";
-  auto bound = find_bound(k, body, index, var(row_decl), row, *split, *width_map);
+  std::string row = row_decl.var ? row_decl.var->getName().str() : "__kbcc_row";
+  std::string col = col_decl.var ? col_decl.var->getName().str() : "__kbcc_col";
+  auto bound = find_bound(k, body, index, row, *split, *width_map);
   if (!bound) return bound.error();
 
   // Threads the original did not have run what comes before the guard, and
@@ -233,16 +289,17 @@ Expected<ItemsForm> split_index_form(const KernelAst &k, const CompoundStmt *bod
   Edits e;
   std::set<const BinaryOperator *> moved;
   std::string head;
+  std::set<const DeclStmt *> removed;
   for (auto [decl, name, idiom, ops] :
        {std::tuple(col_decl, col, kColumnIndex, &split->mods), std::tuple(row_decl, row, kRowIndex, &split->divs)}) {
-    std::string t = decl ? var(decl)->getType().getUnqualifiedType().getAsString() : type(ops->front());
+    std::string t = decl.var ? decl.var->getType().getUnqualifiedType().getAsString() : type(ops->front());
     head += declaration(t, name, idiom) + " ";
-    if (!decl) continue;
-    size_t db = statement_begin(k, decl), dx = statement_end(k, decl);
+    if (!decl.var) continue;
+    moved.insert(cast<BinaryOperator>(decl.var->getInit()->IgnoreParenImpCasts()));
+    size_t db = statement_begin(k, decl.statement), dx = statement_end(k, decl.statement);
     if (db == std::string::npos || dx == std::string::npos)
       return not_applicable("the index's row or column is written in a macro");
-    moved.insert(cast<BinaryOperator>(var(decl)->getInit()->IgnoreParenImpCasts()));
-    e.replace(db, dx, "");
+    if (removed.insert(decl.statement).second) e.replace(db, dx, "");
   }
   // What still reads the index: all but its row, its column and the bound rewritten.
   bool index_read = references(body, index) >

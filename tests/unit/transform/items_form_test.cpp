@@ -454,6 +454,32 @@ TEST(SplitIndex, InlineSplitsAndOtherBoundsKeepTheIndex) {
   EXPECT_EQ(m.preconditions.back(), "grid.x * block.x >= (n) * ((2 * n))");
 }
 
+TEST(SplitIndex, DeclarationsOfBothAndRemaindersWrittenOut) {
+  kbcc::launch::LaunchMapping m;
+  // One declaration of both moves whole; the row's bound counts.
+  std::string s = form_of(kernel("int t = blockDim.x * blockIdx.x + threadIdx.x;\nint r = t / n, c = t % n;\n"
+                                 "if (r < n && c < n) { y[c * n + r] = x[t]; }"),
+                          &m);
+  EXPECT_NE(s.find("int c = blockIdx.x * blockDim.x + threadIdx.x; int r = blockIdx.y * blockDim.y + threadIdx.y; "
+                   "int t = (int)(r) * (n) + (int)(c);\n\nif ((c < (n)) && r < n && c < n)"),
+            std::string::npos)
+      << s;
+  EXPECT_EQ(m.grid[1], "ceil_div(n, ceil_div(block.x, 32))");
+  // A remainder written i - r * W is the column.
+  s = form_of(kernel("unsigned t = threadIdx.x + blockIdx.x * blockDim.x;\nif (t < n * 8) {\n"
+                     "unsigned r = t / 8;\nunsigned c = t - r * 8;\ny[c * n + r] = x[t]; }"),
+              &m);
+  EXPECT_NE(s.find("unsigned int c = blockIdx.x * blockDim.x + threadIdx.x; unsigned int r = blockIdx.y * blockDim.y "
+                   "+ threadIdx.y; unsigned int t = (unsigned int)(r) * (8) + (unsigned int)(c);"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("if ((c < (8)) && r < (n)) {"), std::string::npos) << s;
+  // A declaration that also declares something else stays, reading new variables.
+  s = form_of(kernel("int t = blockIdx.x * blockDim.x + threadIdx.x;\nint r = t / n, k = 2;\nint c = t % n;\n"
+                     "if (r < n) { y[c * n + r] = k * x[t]; }"));
+  EXPECT_NE(s.find("int r = (__kbcc_row), k = 2;"), std::string::npos) << s;
+}
+
 TEST(SplitIndex, WhatKeepsTheFormFromApplying) {
   const std::string index = "int i = blockIdx.x * blockDim.x + threadIdx.x;\n";
   EXPECT_EQ(form_of(kernel(index + "if (i < n) y[i] = x[i / 4] + x[i % 8];")),

@@ -18,6 +18,15 @@ int main() {
   const unsigned fx = blocks(N, 32) * form_bx, fy = blocks(M, form_by) * form_by;
   var::mm_flat<<<dim3(blocks(fx, UX), blocks(fy, UY)), dim3(BX, BY)>>>(c1, A, B, M, K, N);
   ok = same(name, download(c0, (size_t)M * N), download(c1, (size_t)M * N), 0);
+#elif WHICH == 3
+  name = "mm_rows";
+  const unsigned M = 257, K = 45, N = 130;
+  float *A = upload(values<float>((size_t)M * K)), *B = upload(values<float>((size_t)K * N));
+  float *c0 = upload(std::vector<float>((size_t)M * N, -1.0f)), *c1 = upload(std::vector<float>((size_t)M * N, -1.0f));
+  orig::mm_rows<<<blocks(M * N, block), block>>>(A, B, c0, M, K, N);
+  const unsigned fx = blocks(N, 32) * form_bx, fy = blocks(M, form_by) * form_by;
+  var::mm_rows<<<dim3(blocks(fx, UX), blocks(fy, UY)), dim3(BX, BY)>>>(A, B, c1, M, K, N);
+  ok = same(name, download(c0, (size_t)M * N), download(c1, (size_t)M * N), 0);
 #elif WHICH == 2
   name = "scale_transpose";
   const int rows = 1000, cols = 777, n = rows * cols - 300; // the last row partly

@@ -29,6 +29,20 @@ __global__ void scale_transpose(const float *in, float *out, float alpha, int n,
   if (i < n) out[(i % cols) * rows + i / cols] = alpha * in[i];
 }
 
+// Unsigned, the column written as the index less the row's start, the row
+// and column declared in the work block.
+__global__ void mm_rows(const float *A, const float *B, float *C, unsigned M, unsigned K, unsigned N) {
+  unsigned tid = threadIdx.x + blockIdx.x * blockDim.x;
+  if (tid < M * N) {
+    unsigned row = tid / N;
+    unsigned col = tid - row * N;
+    float s = 0;
+    for (unsigned k = 0; k < K; k++)
+      s += A[row * K + k] * B[k * N + col];
+    C[tid] = s;
+  }
+}
+
 // Two divisors: no one width.
 __global__ void two_widths(const float *in, float *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
