@@ -4,6 +4,7 @@
 #include "transform/edits.h"
 #include "transform/items_form.h"
 #include "transform/transform.h"
+#include "transform/uniform.h"
 
 #include "clang/AST/Decl.h"
 
@@ -83,30 +84,6 @@ Expected<Split> find_split(const CompoundStmt *body, const VarDecl *index, const
   if (s.divs.empty() || s.mods.empty())
     return make_error("the kernel does not split its index into a row (i / W) and a column (i % W)", "no-form");
   return s;
-}
-
-// The text of uniform integer expression `e` where the kernel's body
-// starts: every local it reads replaced by its value, cast to its type.
-std::optional<std::string> hoisted_text(const KernelAst &k, const Expr *e) {
-  size_t b = 0, x = 0;
-  if (!k.file_span(e->getSourceRange(), b, x)) return std::nullopt;
-  std::vector<std::pair<const DeclRefExpr *, const VarDecl *>> locals;
-  walk(e, [&](const Stmt *s) {
-    const auto *r = dyn_cast<DeclRefExpr>(s);
-    const auto *v = r ? dyn_cast<VarDecl>(r->getDecl()) : nullptr;
-    if (v && v->hasLocalStorage() && !isa<ParmVarDecl>(v)) locals.emplace_back(r, v);
-  });
-  std::string text = k.source().substr(b, x - b);
-  for (auto it = locals.rbegin(); it != locals.rend(); ++it) {
-    const Expr *value = value_of(it->second);
-    size_t rb = 0, rx = 0;
-    if (!value || !k.file_span(it->first->getSourceRange(), rb, rx) || rb < b || rx > x) return std::nullopt;
-    auto inner = hoisted_text(k, value);
-    if (!inner) return std::nullopt;
-    text.replace(rb - b, rx - rb,
-                 "((" + it->second->getType().getUnqualifiedType().getAsString() + ")(" + *inner + "))");
-  }
-  return text;
 }
 
 // Whether `s` may run for a thread the original did not have: it touches no
@@ -261,7 +238,7 @@ Expected<ItemsForm> split_index_form(const KernelAst &k, const CompoundStmt *bod
     return not_applicable("the kernel synchronizes threads, uses warp-level operations or shared memory");
   const Expr *w = split->width;
   auto width_map = as_mapping_expr(w);
-  auto width = hoisted_text(k, w);
+  auto width = uniform_text(k, w); // parenthesized, locals written as their values
   if (!w->getType()->isIntegerType() || !block_uniform(w) || !width_map || !width)
     return not_applicable("the divisor of the index is not an expression of integer parameters");
 
@@ -272,7 +249,7 @@ Expected<ItemsForm> split_index_form(const KernelAst &k, const CompoundStmt *bod
   std::vector<const BinaryOperator *> all = split->divs;
   all.insert(all.end(), split->mods.begin(), split->mods.end());
   Moved row_decl = movable(k, split->divs, all, scopes), col_decl = movable(k, split->mods, all, scopes);
-  auto type = [](const Expr *e) { return e->getType().getUnqualifiedType().getAsString(); };
+  auto type = [&](QualType t) { return type_text(t, k.context()); };
   std::string row = row_decl.var ? row_decl.var->getName().str() : "__kbcc_row";
   std::string col = col_decl.var ? col_decl.var->getName().str() : "__kbcc_col";
   auto bound = find_bound(k, body, index, row, *split, *width_map);
@@ -292,7 +269,7 @@ Expected<ItemsForm> split_index_form(const KernelAst &k, const CompoundStmt *bod
   std::set<const DeclStmt *> removed;
   for (auto [decl, name, idiom, ops] :
        {std::tuple(col_decl, col, kColumnIndex, &split->mods), std::tuple(row_decl, row, kRowIndex, &split->divs)}) {
-    std::string t = decl.var ? decl.var->getType().getUnqualifiedType().getAsString() : type(ops->front());
+    std::string t = type(decl.var ? decl.var->getType() : ops->front()->getType());
     head += declaration(t, name, idiom) + " ";
     if (!decl.var) continue;
     moved.insert(cast<BinaryOperator>(decl.var->getInit()->IgnoreParenImpCasts()));
@@ -304,9 +281,11 @@ Expected<ItemsForm> split_index_form(const KernelAst &k, const CompoundStmt *bod
   // What still reads the index: all but its row, its column and the bound rewritten.
   bool index_read = references(body, index) >
                     static_cast<int>(split->divs.size() + split->mods.size()) + (bound->term.empty() ? 0 : 1);
-  std::string index_type = index->getType().getUnqualifiedType().getAsString();
-  std::string index_value = "(" + index_type + ")(" + row + ") * (" + *width + ") + (" + index_type + ")(" + col + ")";
-  if (index_read) head += declaration(index->getType().getAsString(), index->getName().str(), index_value);
+  std::string index_type = type(index->getType());
+  std::string index_value = "(" + index_type + ")(" + row + ") * " + *width + " + (" + index_type + ")(" + col + ")";
+  if (index_read)
+    head += declaration((index->getType().isConstQualified() ? "const " : "") + index_type, index->getName().str(),
+                        index_value);
   size_t ib = statement_begin(k, index_decl), ix = statement_end(k, index_decl);
   if (ib == std::string::npos || ix == std::string::npos)
     return not_applicable("the global index is written in a macro");
@@ -323,7 +302,7 @@ Expected<ItemsForm> split_index_form(const KernelAst &k, const CompoundStmt *bod
   size_t cb = 0, cx = 0;
   if (!k.span(bound->guard->getCond()->getSourceRange(), cb, cx))
     return not_applicable("the guard is written in a macro");
-  e.insert(cb, bound->keeps ? "(" + col + " < (" + *width + ")) && " : "(" + col + " >= (" + *width + ")) || ");
+  e.insert(cb, bound->keeps ? "(" + col + " < " + *width + ") && " : "(" + col + " >= " + *width + ") || ");
   auto text = e.apply(k.source());
   if (!text) return not_applicable("the form's edits overlap: " + text.error().message);
 

@@ -450,7 +450,7 @@ TEST(SplitIndex, InlineSplitsAndOtherBoundsKeepTheIndex) {
                    "\nconst int w = 2 * n;"),
             std::string::npos)
       << s;
-  EXPECT_NE(s.find("if ((c < (((int)(2 * n)))) && r < n)"), std::string::npos) << s;
+  EXPECT_NE(s.find("if ((c < (((int)((2 * n))))) && r < n)"), std::string::npos) << s;
   EXPECT_EQ(m.preconditions.back(), "grid.x * block.x >= (n) * ((2 * n))");
 }
 
