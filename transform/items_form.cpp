@@ -255,6 +255,69 @@ bool row_major_in(const Expr *index, const VarDecl *major, const VarDecl *minor,
   return minors == 1 && scale && known_at_most(minor_bound, scale, major->getASTContext());
 }
 
+// Whether `e` may differ between items of variable `v`: it reads `v`, or a
+// local whose one value (value_of) may, or one assigned anywhere.
+bool reads_item(const Expr *e, const VarDecl *v, int depth = 8) {
+  bool reads = false;
+  walk(e, [&](const Stmt *x) {
+    const VarDecl *u = local_named(dyn_cast<Expr>(x));
+    if (reads || !u || !isa<DeclRefExpr>(x)) return;
+    const Expr *value = u == v ? nullptr : value_of(u);
+    reads = !value || depth == 0 || reads_item(value, v, depth - 1);
+  });
+  return reads;
+}
+
+// `e` (through parentheses, casts and a local's one value) as `v / W` or
+// `v % W`; nullptr when it is neither.
+const BinaryOperator *split_part(const Expr *e, const VarDecl *v) {
+  e = strip(e);
+  if (const VarDecl *u = local_named(e); u && u != v) e = strip(value_of(u));
+  const auto *b = dyn_cast_or_null<BinaryOperator>(e);
+  if (!b || (b->getOpcode() != BO_Div && b->getOpcode() != BO_Rem) || !names(b->getLHS(), v)) return nullptr;
+  return b;
+}
+
+// Whether `index` (or the one value of the local it names) is
+// `major * S + minor + C`, terms in any order, with {major, minor} item
+// `v`'s quotient and remainder by one W (split_part) and S and C not
+// reading `v`: the items' positions in a grid of W columns, row-major
+// (minor the column, W <= S) or column-major (minor the row, whose bound
+// is P when the loop's `bound` is P * W, P <= S). Distinct items below
+// `bound` then have distinct positions.
+bool split_injective(const Expr *index, const VarDecl *v, const Expr *bound) {
+  if (const VarDecl *u = local_named(index); u && u != v && value_of(u)) index = value_of(u);
+  std::vector<const Expr *> pos, neg;
+  signed_terms(index, false, pos, neg);
+  for (const Expr *t : neg)
+    if (reads_item(t, v)) return false;
+  const BinaryOperator *minor = nullptr, *major = nullptr;
+  const Expr *scale = nullptr;
+  for (const Expr *t : pos) {
+    if (!reads_item(t, v)) continue;
+    if (const BinaryOperator *p = split_part(t, v); p && !minor) {
+      minor = p;
+      continue;
+    }
+    const auto *m = dyn_cast<BinaryOperator>(strip(t));
+    if (major || !m || m->getOpcode() != BO_Mul) return false;
+    for (auto [x, s] : {std::pair(m->getLHS(), m->getRHS()), std::pair(m->getRHS(), m->getLHS())})
+      if (!major && split_part(x, v) && !reads_item(s, v)) major = split_part(x, v), scale = s;
+    if (!major) return false;
+  }
+  if (!minor || !major || minor->getOpcode() == major->getOpcode()) return false;
+  const ASTContext &ctx = v->getASTContext();
+  const Expr *width = minor->getRHS();
+  if (!same_expr(width, major->getRHS(), ctx)) return false;
+  if (minor->getOpcode() == BO_Rem) return known_at_most(width, scale, ctx);
+  const auto *product = dyn_cast_or_null<BinaryOperator>(strip(bound));
+  if (!product || product->getOpcode() != BO_Mul) return false;
+  for (auto [rows, w] :
+       {std::pair(product->getLHS(), product->getRHS()), std::pair(product->getRHS(), product->getLHS())})
+    if (same_expr(w, width, ctx) && known_at_most(rows, scale, ctx)) return true;
+  return false;
+}
+
 struct Loop {
   const Stmt *loop = nullptr;
   const VarDecl *item = nullptr;
@@ -831,7 +894,7 @@ Expected<ItemsForm> items_form(const KernelAst &k) {
   Effects fx = effects_in(loop->body);
   if (fx.barrier || fx.warp_ops) // every thread ran as many passes: one item each may diverge
     return not_applicable("the grid-stride loop synchronizes threads or uses warp-level operations");
-  auto distinct = [&](const Expr *index) { return injective_in(index, v); };
+  auto distinct = [&](const Expr *index) { return injective_in(index, v) || split_injective(index, v, loop->bound); };
   if (std::string why = dependence(loop->body, {v}, distinct); !why.empty()) return not_applicable(why);
   auto n = as_mapping_expr(loop->bound);
   if (!n) return not_applicable("the grid-stride loop's bound is not an expression of integer parameters");

@@ -18,7 +18,10 @@
 //     no parameter is assigned;
 //   - every array the loop stores to (other than by atomics) is accessed at
 //     one index, the same expression everywhere, in which the item variable
-//     occurs once, under + - * only (distinct items touch distinct elements);
+//     occurs once, under + - * only, or which places the item's quotient r
+//     and remainder c by one W in a grid of W columns, `r * S + c` with
+//     W <= S or `c * S + r` with N written P * W and P <= S (distinct items
+//     touch distinct elements);
 //   - no user function called stores to memory.
 // Nothing may follow the loop, nothing before it may store to memory, and N
 // must be an expression of integer parameters (the new grid is computed
@@ -62,9 +65,9 @@
 // at the top level of the body or of its work block, every variable it
 // declares a row or a column, moves up, keeping its name; otherwise new
 // variables hold them; `i - r * W` with r holding `i / W` is a column too),
-// `i` is `row * W + col` where it
-// is still read, and a guard on `i < B` (or `i >= B` before a return)
-// joined by `col < W` runs the same items, each once, when:
+// every other read of `i` reads `(row * W + col)`, and a guard on `i < B`
+// (or `i >= B` before a return) joined by `col < W` runs the same items,
+// each once, when:
 //   - the kernel reads builtins only in that index, and has no barrier,
 //     warp-level operation or shared memory;
 //   - the original launch is 1-D and covers every item below the bound
@@ -75,7 +78,9 @@
 // A bound written `P * W` becomes `row < P`, so the guard reads each
 // dimension apart; a bound on the row variable counts too. Launched with
 // blocks of 32 x ceil(block.x / 32) over ceil(W / 32) x rows; when `i`
-// stays and is 32 bits wide, a precondition keeps row * W + col in range.
+// is read and 32 bits wide, a precondition keeps row * W + col in range.
+// The form of a grid-stride loop whose items split gets this form on top
+// (transform.h, Offer).
 #pragma once
 
 #include "launch/mapping.h"

@@ -267,10 +267,13 @@ Expected<ItemsForm> split_index_form(const KernelAst &k, const CompoundStmt *bod
   std::set<const BinaryOperator *> moved;
   std::string head;
   std::set<const DeclStmt *> removed;
+  bool same_types = true; // the row's, the column's and the index's
   for (auto [decl, name, idiom, ops] :
        {std::tuple(col_decl, col, kColumnIndex, &split->mods), std::tuple(row_decl, row, kRowIndex, &split->divs)}) {
-    std::string t = type(decl.var ? decl.var->getType() : ops->front()->getType());
-    head += declaration(t, name, idiom) + " ";
+    QualType held = decl.var ? decl.var->getType() : ops->front()->getType();
+    same_types = same_types && held.getCanonicalType().getUnqualifiedType() ==
+                                   index->getType().getCanonicalType().getUnqualifiedType();
+    head += declaration(type(held), name, idiom) + " ";
     if (!decl.var) continue;
     moved.insert(cast<BinaryOperator>(decl.var->getInit()->IgnoreParenImpCasts()));
     size_t db = statement_begin(k, decl.statement), dx = statement_end(k, decl.statement);
@@ -278,14 +281,31 @@ Expected<ItemsForm> split_index_form(const KernelAst &k, const CompoundStmt *bod
       return not_applicable("the index's row or column is written in a macro");
     if (removed.insert(decl.statement).second) e.replace(db, dx, "");
   }
-  // What still reads the index: all but its row, its column and the bound rewritten.
-  bool index_read = references(body, index) >
-                    static_cast<int>(split->divs.size() + split->mods.size()) + (bound->term.empty() ? 0 : 1);
+  // What still reads the index (all but its row, its column and the bound
+  // rewritten) reads `row * W + col` in its place: the 2-D transforms read
+  // the accesses as affine in the row and the column.
+  std::set<const Stmt *> split_reads;
+  for (const auto *ops : {&split->divs, &split->mods})
+    for (const BinaryOperator *op : *ops)
+      split_reads.insert(op->getLHS()->IgnoreParenImpCasts());
   std::string index_type = type(index->getType());
-  std::string index_value = "(" + index_type + ")(" + row + ") * " + *width + " + (" + index_type + ")(" + col + ")";
-  if (index_read)
-    head += declaration((index->getType().isConstQualified() ? "const " : "") + index_type, index->getName().str(),
-                        index_value);
+  std::string index_value =
+      same_types ? "(" + row + " * " + *width + " + " + col + ")"
+                 : "((" + index_type + ")(" + row + ") * " + *width + " + (" + index_type + ")(" + col + "))";
+  bool index_read = false;
+  std::string why;
+  walk(body, [&](const Stmt *x) {
+    const auto *ref = dyn_cast<DeclRefExpr>(x);
+    if (!ref || ref->getDecl() != index || split_reads.count(x) || !why.empty()) return;
+    size_t rb = 0, rx = 0;
+    if (!k.span(x->getSourceRange(), rb, rx))
+      why = "the index is read in a macro";
+    else if (bound->term.empty() || rb < bound->term_begin || rb >= bound->term_end) {
+      e.replace(rb, rx, index_value);
+      index_read = true;
+    }
+  });
+  if (!why.empty()) return not_applicable(why);
   size_t ib = statement_begin(k, index_decl), ix = statement_end(k, index_decl);
   if (ib == std::string::npos || ix == std::string::npos)
     return not_applicable("the global index is written in a macro");

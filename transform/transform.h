@@ -67,7 +67,9 @@ struct Transform {
 // form), and the kernel is a grid-stride loop
 // (or a nest of two) with independent items, indexes a flattened 2-D grid
 // or writes its block extent as a constant, its thread-per-item form
-// (transform/items_form.h), with `t`'s axes there. A structural transform
+// (transform/items_form.h), with `t`'s axes there; when `t` refuses that
+// form and its index splits into a row and a column, the split form of it,
+// the launches composed. A structural transform
 // that refuses both is offered the kernel's normal form (helpers inlined,
 // while loops as for loops, accumulators in memory kept in registers:
 // transform/normal_form.h) the same way. A kernel versioned on its

@@ -4,6 +4,8 @@
 #include "transform/transform.h"
 #include "transform/versioning.h"
 
+#include "clang/AST/Stmt.h"
+
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -110,7 +112,36 @@ Expected<std::shared_ptr<ParsedForm>> parsed_form(const KernelAst &k) {
   });
 }
 
-// `t` on the thread-per-item form of `in`'s kernel. Error "no-form" when
+// The split-index form of `f`'s kernel (a grid-stride loop's items split
+// into a row and a column), its launch composed after `f`'s. Errors: those
+// of split_index_form, of the parse and of the composition.
+Expected<std::shared_ptr<ParsedForm>> parsed_split(const ParsedForm &f) {
+  static Recent<Expected<std::shared_ptr<ParsedForm>>> recent;
+  return recent.get(f.ast->parse_key(), [&]() -> Expected<std::shared_ptr<ParsedForm>> {
+    const auto *body = clang::dyn_cast_or_null<clang::CompoundStmt>(f.ast->kernel()->getBody());
+    if (!body) return make_error("the kernel has no body", "no-form");
+    auto split = split_index_form(*f.ast, body);
+    if (!split) return split.error();
+    auto launch = launch::compose(f.form.launch, split->launch);
+    if (!launch) return not_applicable("its split form's launch does not compose: " + launch.error().message);
+    auto ast = f.ast->reparsed(split->source);
+    if (!ast) return not_applicable("its split form does not parse: " + ast.error().message);
+    ItemsForm both{split->source, *launch};
+    return std::make_shared<ParsedForm>(ParsedForm{both, std::make_shared<KernelAst>(std::move(*ast))});
+  });
+}
+
+// `t` on `form`, the thread-per-item form of `in`'s kernel. Error
+// "not-applicable" with `t`'s reason.
+Expected<Offer> offer_on(const Transform &t, const Input &in, const std::shared_ptr<ParsedForm> &form) {
+  Input there{form->ast->source(), form->ast.get(), in.launches, in.metrics, in.arguments};
+  auto axes = t.space(there);
+  if (!axes) return axes.error();
+  return Offer{std::move(*axes), there, form->form.launch, form->ast};
+}
+
+// `t` on the thread-per-item form of `in`'s kernel or, when `t` refuses it,
+// on that form's items split into a row and a column. Error "no-form" when
 // the kernel has none; otherwise "not-applicable" saying whether the form
 // could not be built or `t` refuses it.
 Expected<Offer> form_offer(const Transform &t, const Input &in) {
@@ -119,10 +150,17 @@ Expected<Offer> form_offer(const Transform &t, const Input &in) {
     if (form.error().code == "no-form") return form.error();
     return not_applicable("its thread-per-item form does not apply: " + form.error().message);
   }
-  Input there{(*form)->ast->source(), (*form)->ast.get(), in.launches, in.metrics, in.arguments};
-  auto axes = t.space(there);
-  if (!axes) return not_applicable("in its thread-per-item form: " + axes.error().message);
-  return Offer{std::move(*axes), there, (*form)->form.launch, (*form)->ast};
+  auto o = offer_on(t, in, *form);
+  if (o) return o;
+  std::string why = "in its thread-per-item form: " + o.error().message;
+  auto split = parsed_split(**form);
+  if (!split)
+    return split.error().code == "no-form"
+               ? not_applicable(why)
+               : not_applicable(why + "; its split form does not apply: " + split.error().message);
+  auto s = offer_on(t, in, *split);
+  if (s) return s;
+  return not_applicable(why + "; in its split form: " + s.error().message);
 }
 
 // `t` on the kernel as written, or on its thread-per-item form.

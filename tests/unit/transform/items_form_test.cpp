@@ -428,15 +428,17 @@ TEST(SplitIndex, RowAndColumnBecomeTheTwoGlobalIndexes) {
 
 TEST(SplitIndex, InlineSplitsAndOtherBoundsKeepTheIndex) {
   kbcc::launch::LaunchMapping m;
-  // Inline uses get variables of their own; the index stays where it is read.
+  // Inline uses get variables of their own; where the index is read, it
+  // reads row * W + col.
   std::string s = form_of(kernel("int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
                                  "if (i < n) { y[(i % 7) * 5 + i / 7] = x[i]; }"),
                           &m);
   EXPECT_NE(s.find("int __kbcc_col = blockIdx.x * blockDim.x + threadIdx.x; int __kbcc_row = blockIdx.y * "
-                   "blockDim.y + threadIdx.y; int i = (int)(__kbcc_row) * (7) + (int)(__kbcc_col);"),
+                   "blockDim.y + threadIdx.y; \n"),
             std::string::npos)
       << s;
-  EXPECT_NE(s.find("if ((__kbcc_col < (7)) && i < n) { y[((__kbcc_col)) * 5 + (__kbcc_row)] = x[i]; }"),
+  EXPECT_NE(s.find("if ((__kbcc_col < (7)) && (__kbcc_row * (7) + __kbcc_col) < n) { y[((__kbcc_col)) * 5 + "
+                   "(__kbcc_row)] = x[(__kbcc_row * (7) + __kbcc_col)]; }"),
             std::string::npos)
       << s;
   EXPECT_EQ(m.grid[1], "ceil_div(ceil_div(n, 7), ceil_div(block.x, 32))");
@@ -461,7 +463,7 @@ TEST(SplitIndex, DeclarationsOfBothAndRemaindersWrittenOut) {
                                  "if (r < n && c < n) { y[c * n + r] = x[t]; }"),
                           &m);
   EXPECT_NE(s.find("int c = blockIdx.x * blockDim.x + threadIdx.x; int r = blockIdx.y * blockDim.y + threadIdx.y; "
-                   "int t = (int)(r) * (n) + (int)(c);\n\nif ((c < (n)) && r < n && c < n)"),
+                   "\n\nif ((c < (n)) && r < n && c < n) { y[c * n + r] = x[(r * (n) + c)]; }"),
             std::string::npos)
       << s;
   EXPECT_EQ(m.grid[1], "ceil_div(n, ceil_div(block.x, 32))");
@@ -470,14 +472,49 @@ TEST(SplitIndex, DeclarationsOfBothAndRemaindersWrittenOut) {
                      "unsigned r = t / 8;\nunsigned c = t - r * 8;\ny[c * n + r] = x[t]; }"),
               &m);
   EXPECT_NE(s.find("unsigned int c = blockIdx.x * blockDim.x + threadIdx.x; unsigned int r = blockIdx.y * blockDim.y "
-                   "+ threadIdx.y; unsigned int t = (unsigned int)(r) * (8) + (unsigned int)(c);"),
+                   "+ threadIdx.y; \n"),
             std::string::npos)
       << s;
   EXPECT_NE(s.find("if ((c < (8)) && r < (n)) {"), std::string::npos) << s;
+  EXPECT_NE(s.find("y[c * n + r] = x[(r * (8) + c)]; }"), std::string::npos) << s;
+  // An index of another type than its row and column reads them converted.
+  s = form_of(kernel("long t = blockIdx.x * blockDim.x + threadIdx.x;\nint r = t / n;\nint c = t % n;\n"
+                     "if (t < n * 8) { y[t] = x[c * 8 + r]; }"));
+  EXPECT_NE(s.find("y[((long)(r) * (n) + (long)(c))]"), std::string::npos) << s;
   // A declaration that also declares something else stays, reading new variables.
   s = form_of(kernel("int t = blockIdx.x * blockDim.x + threadIdx.x;\nint r = t / n, k = 2;\nint c = t % n;\n"
                      "if (r < n) { y[c * n + r] = k * x[t]; }"));
   EXPECT_NE(s.find("int r = (__kbcc_row), k = 2;"), std::string::npos) << s;
+}
+
+TEST(SplitIndex, GridStrideItemsSplitIntoRowsAndColumns) {
+  const std::string loop =
+      "for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < h0 * w; i += blockDim.x * gridDim.x) ";
+  auto split = [&](const std::string &body) {
+    return form_of("__global__ void k(int h0, int w, const float *x, float *y) {\n" + loop + body + "\n}");
+  };
+  // Stores at a position of the item's row and column in a grid of w
+  // columns, row- or column-major, are distinct between items.
+  for (const char *body : {"{ int r = i / w, c = i % w; y[c * h0 + r] = x[i]; }",
+                           "{ int r = i / w; int c = i % w; int o = r * w + c; y[o] = x[i]; }",
+                           "y[(i % w) * h0 + i / w] = x[i];", "y[h0 * (i % w) + i / w + 4] = x[i];"})
+    EXPECT_EQ(split(body).find("not-applicable"), std::string::npos) << body;
+  // Positions that may meet: a row bound the loop does not give, a stride
+  // narrower than the row's or column's range, two rows.
+  for (const char *body :
+       {"{ int r = i / w, c = i % w; y[c * (h0 - 1) + r] = x[i]; }", "y[(i % w) * w + i / w] = x[i];",
+        "y[(i / w) * 8 + i % w] = x[i];", "y[(i / w) * h0 + i / w] = x[i];", "y[(i / w) * w - i % w] = x[i];"})
+    EXPECT_EQ(split(body), "not-applicable: a store of the grid-stride loop is not at an index that differs between "
+                           "items")
+        << body;
+  // Through its form, the split reaches the 2-D transforms, the launches composed.
+  KernelAst k = parsed("__global__ void k(int h0, int w, const float *x, float *y) {\n" + loop +
+                       "{ int r = i / w, c = i % w; y[c * h0 + r] = x[i]; }\n}");
+  auto out = offered(*find_transform("smem_transpose_staging"), Input{k.source(), &k, {}, {}}, {});
+  ASSERT_TRUE(out) << out.error().message;
+  ASSERT_TRUE(out->launch);
+  EXPECT_EQ(out->launch->grid[1], "ceil_div(ceil_div(h0, ceil_div(block.x, 32)) * ceil_div(block.x, 32), 32)");
+  EXPECT_NE(out->source.find("= x[(r * (w) + c)];"), std::string::npos) << out->source;
 }
 
 TEST(SplitIndex, WhatKeepsTheFormFromApplying) {

@@ -43,6 +43,35 @@ __global__ void mm_rows(const float *A, const float *B, float *C, unsigned M, un
   }
 }
 
+// A product over a flattened output in a grid-stride loop: its form runs
+// one item per thread, and that form's items split.
+__global__ void mm_gs(const float *A, const float *B, float *C, int M, int K, int N) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < M * N; i += blockDim.x * gridDim.x) {
+    int row = i / N;
+    int col = i % N;
+    float s = 0.0f;
+    for (int k = 0; k < K; ++k)
+      s += A[row * K + k] * B[k * N + col];
+    C[i] = s;
+  }
+}
+
+// A transpose in a grid-stride loop: its items store column-major
+// positions of their row and column, distinct since the row is below rows.
+__global__ void transpose_gs(const float *in, float *out, int rows, int cols) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < rows * cols; i += blockDim.x * gridDim.x) {
+    int r = i / cols, c = i % cols;
+    out[c * rows + r] = in[i];
+  }
+}
+
+// The loop's bound does not bound the row by the stride of the store:
+// two items may store to one element.
+__global__ void transpose_gs_overlap(const float *in, float *out, int n, int rows, int cols) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+    out[(i % cols) * rows + i / cols] = in[i];
+}
+
 // Two divisors: no one width.
 __global__ void two_widths(const float *in, float *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
