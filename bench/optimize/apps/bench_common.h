@@ -113,6 +113,30 @@ inline bool all_close(const std::vector<float> &got, const std::vector<double> &
   return true;
 }
 
+// The row-major M x N product of row-major a (M x K) and b (K x N), in double.
+inline std::vector<double> matmul_reference(const std::vector<float> &a, const std::vector<float> &b, int M, int K,
+                                            int N) {
+  std::vector<double> want((size_t)M * N);
+  for (int r = 0; r < M; ++r) {
+    std::vector<double> acc(N, 0.0);
+    for (int e = 0; e < K; ++e)
+      for (int c = 0; c < N; ++c)
+        acc[c] += (double)a[(size_t)r * K + e] * b[(size_t)e * N + c];
+    for (int c = 0; c < N; ++c)
+      want[(size_t)r * N + c] = acc[c];
+  }
+  return want;
+}
+
+// The transpose (cols x rows) of row-major x (rows x cols).
+inline std::vector<double> transpose_reference(const std::vector<float> &x, int rows, int cols) {
+  std::vector<double> want((size_t)rows * cols);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c)
+      want[(size_t)c * rows + r] = x[(size_t)r * cols + c];
+  return want;
+}
+
 // Prints the RESULT line and returns the exit status.
 inline int report(const char *kernel, bool ok, float ms, double flops, double bytes) {
   std::printf("RESULT kernel=%s ok=%d ms=%.6f flops=%.0f bytes=%.0f\n", kernel, ok ? 1 : 0, ms, flops, bytes);

@@ -15,10 +15,7 @@ int main(int argc, char **argv) {
   dim3 block(16, 16), grid((cols + 15) / 16, (rows + 15) / 16);
   float ms = bench::time_ms(
       bench::reps_from_args(argc, argv), [] {}, [&] { transpose_naive<<<grid, block>>>(rows, cols, dx, dy); });
-  std::vector<double> want(n);
-  for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < cols; ++c)
-      want[(size_t)c * rows + r] = x[(size_t)r * cols + c];
+  std::vector<double> want = bench::transpose_reference(x, rows, cols);
   bool ok = bench::all_close(bench::to_host(dy, n), want, 0, 0);
   return bench::report("transpose", ok, ms, 0, 8.0 * n);
 }

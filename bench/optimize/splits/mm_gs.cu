@@ -20,15 +20,7 @@ int main(int argc, char **argv) {
   float *da = bench::to_device(a), *db = bench::to_device(b), *dc = bench::device_zeros<float>((size_t)M * N);
   float ms = bench::time_ms(
       bench::reps_from_args(argc, argv), [] {}, [&] { mm_gs<<<512, 256>>>(da, db, dc, M, K, N); });
-  std::vector<double> want((size_t)M * N);
-  for (int r = 0; r < M; ++r) {
-    std::vector<double> acc(N, 0.0);
-    for (int e = 0; e < K; ++e)
-      for (int c = 0; c < N; ++c)
-        acc[c] += (double)a[(size_t)r * K + e] * b[(size_t)e * N + c];
-    for (int c = 0; c < N; ++c)
-      want[(size_t)r * N + c] = acc[c];
-  }
+  std::vector<double> want = bench::matmul_reference(a, b, M, K, N);
   bool ok = bench::all_close(bench::to_host(dc, (size_t)M * N), want, 1e-3, 1e-4);
   return bench::report("mm_gs", ok, ms, 2.0 * M * N * K, 4.0 * ((double)M * K + (double)K * N + (double)M * N));
 }

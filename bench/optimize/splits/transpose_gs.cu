@@ -16,10 +16,7 @@ int main(int argc, char **argv) {
   float *dx = bench::to_device(x), *dy = bench::device_zeros<float>(n);
   float ms = bench::time_ms(
       bench::reps_from_args(argc, argv), [] {}, [&] { transpose_gs<<<1024, 256>>>(dx, dy, rows, cols); });
-  std::vector<double> want(n);
-  for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < cols; ++c)
-      want[(size_t)c * rows + r] = x[(size_t)r * cols + c];
+  std::vector<double> want = bench::transpose_reference(x, rows, cols);
   bool ok = bench::all_close(bench::to_host(dy, n), want, 0, 0);
   return bench::report("transpose_gs", ok, ms, 0, 8.0 * n);
 }
