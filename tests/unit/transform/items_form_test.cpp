@@ -510,7 +510,7 @@ TEST(SplitIndex, GridStrideItemsSplitIntoRowsAndColumns) {
   // Through its form, the split reaches the 2-D transforms, the launches composed.
   KernelAst k = parsed("__global__ void k(int h0, int w, const float *x, float *y) {\n" + loop +
                        "{ int r = i / w, c = i % w; y[c * h0 + r] = x[i]; }\n}");
-  auto out = offered(*find_transform("smem_transpose_staging"), Input{k.source(), &k, {}, {}}, {});
+  auto out = offered(*find_transform("smem_transpose_staging"), Input{k.source(), &k, {}, {}, {}}, {});
   ASSERT_TRUE(out) << out.error().message;
   ASSERT_TRUE(out->launch);
   EXPECT_EQ(out->launch->grid[1], "ceil_div(ceil_div(h0, ceil_div(block.x, 32)) * ceil_div(block.x, 32), 32)");
