@@ -6,8 +6,10 @@
 // 2 * micro shared-memory reads instead of one for two. The micro-tile is
 // `blocked` (a thread owns micro consecutive rows and columns: its shared
 // reads are contiguous and can be vectorized) or `strided` (rows and columns
-// tile/micro apart: a warp's stores are contiguous). Each output's sum keeps
-// its order (k ascending): results are bit-identical.
+// tile/micro apart: a warp's stores are contiguous). The global reads of a
+// stage go to registers while the previous stage is multiplied, and to shared
+// memory after it. Each output's sum keeps its order (k ascending): results
+// are bit-identical.
 //
 // Legal when analyze_tiling accepts the kernel (tiling_analysis.h) and
 // moreover: the statements before the loop are declarations, each of the
@@ -215,9 +217,9 @@ struct Generator {
              std::to_string(a) + "[__kbcc_i][__kbcc_j];";
     return out;
   }
-  std::string loop_var_decl(const std::string &offset) const {
+  std::string loop_var_decl(const std::string &offset, const std::string &base = "__kbcc_k0") const {
     const CountedLoop &l = b.plan.loop;
-    return "const " + type_of(l.var) + " " + l.var->getName().str() + " = __kbcc_k0 + (" + type_of(l.var) + ")(" +
+    return "const " + type_of(l.var) + " " + l.var->getName().str() + " = " + base + " + (" + type_of(l.var) + ")(" +
            offset + ");";
   }
   std::string tile_type(char operand) const {
@@ -245,9 +247,7 @@ struct Generator {
       if (!k.span(l.expr->getSourceRange(), x, y)) return not_applicable("a load is written in a macro");
       if (src.substr(x, y - x) != (l.operand == 'A' ? a_text : b_text))
         return not_applicable("the loop reads two different operands along one axis");
-      e.replace(x - bb, y - bb,
-                l.operand == 'A' ? "__kbcc_At[__kbcc_kk][" + local("__kbcc_ty", "__kbcc_i") + "]"
-                                 : "__kbcc_Bt[__kbcc_kk][" + local("__kbcc_tx", "__kbcc_j") + "]");
+      e.replace(x - bb, y - bb, l.operand == 'A' ? "__kbcc_Af[__kbcc_i]" : "__kbcc_Bf[__kbcc_j]");
     }
     return e.apply(src.substr(bb, be - bb));
   }
@@ -261,26 +261,64 @@ struct Generator {
     return k.source().substr(ab, close - ab);
   }
 
-  std::string fill(char operand) const {
+  // Declares this thread's fragment of the operand's tile at step __kbcc_kk
+  // (`__kbcc_Af[M]`: its micro-tile's rows of A; `__kbcc_Bf[M]`: columns of
+  // B) and reads it from shared memory: every micro x micro update then reads
+  // registers only (and a blocked map's reads are contiguous, which ptxas
+  // merges into vector loads).
+  std::string fragment(char operand) const {
+    if (load_text(operand).empty()) return {};
+    bool a = operand == 'A';
+    std::string f = a ? "__kbcc_Af" : "__kbcc_Bf", t = a ? "__kbcc_At" : "__kbcc_Bt";
+    return "        " + tile_type(operand) + " " + f + "[" + M + "];\n        #pragma unroll\n" +
+           "        for (int __kbcc_v = 0; __kbcc_v < " + M + "; ++__kbcc_v) " + f + "[__kbcc_v] = " + t +
+           "[__kbcc_kk][" + local(a ? "__kbcc_ty" : "__kbcc_tx", "__kbcc_v") + "];\n";
+  }
+
+  // Elements of one operand's stage that each thread moves, and whether
+  // every thread moves that many (the stage divides by the block's threads).
+  long per_thread() const { return (s.tile * s.bk + s.side() * s.side() - 1) / (s.side() * s.side()); }
+  bool even() const { return s.tile * s.bk % (s.side() * s.side()) == 0; }
+
+  // The element of the stage this thread moves at __kbcc_p and its (r, c),
+  // opening a block the caller closes. A: element e is (r = e / bk,
+  // c = e % bk), stored transposed at [c][r]; B: element e is (r = e / tile,
+  // c = e % tile) at [r][c]. Consecutive threads read consecutive k (A) or
+  // columns (B).
+  std::string element(char operand) const {
+    bool a = operand == 'A';
+    std::string r = a ? "__kbcc_e / " + BK + "u" : "__kbcc_e / " + T + "u";
+    std::string c = a ? "__kbcc_e % " + BK + "u" : "__kbcc_e % " + T + "u";
+    return "    #pragma unroll\n    for (int __kbcc_p = 0; __kbcc_p < " + std::to_string(per_thread()) +
+           "; ++__kbcc_p) {\n      const unsigned __kbcc_e = __kbcc_ty * " + S + "u + __kbcc_tx + __kbcc_p * " + S +
+           "u * " + S + "u;\n      const unsigned __kbcc_r = " + r + ", __kbcc_c = " + c + ";\n      (void)__kbcc_r; " +
+           "(void)__kbcc_c;\n";
+  }
+
+  // Reads this thread's elements of the operand's stage at k0 = `base` into
+  // registers (`__kbcc_Ap`, `__kbcc_Bp`); elements outside the matrix or the
+  // loop's range read nothing and stage 0.
+  std::string prefetch(char operand, const std::string &base) const {
     const TilingPlan &p = b.plan;
     std::string text = load_text(operand);
     if (text.empty()) return {};
-    std::string type = tile_type(operand);
     bool a = operand == 'A';
     const VarDecl *idx = a ? p.row : p.col;
+    std::string type = tile_type(operand);
     std::string ok = working(k, p, a ? p.row_terms : p.col_terms);
-    // A: element e is (r = e / bk, c = e % bk), stored transposed at [c][r];
-    // B: element e is (r = e / tile, c = e % tile) at [r][c]. Consecutive
-    // threads read consecutive k (A) or columns (B).
-    std::string r = a ? "__kbcc_e / " + BK + "u" : "__kbcc_e / " + T + "u";
-    std::string c = a ? "__kbcc_e % " + BK + "u" : "__kbcc_e % " + T + "u";
-    std::string dst = a ? "__kbcc_At[__kbcc_c][__kbcc_r]" : "__kbcc_Bt[__kbcc_r][__kbcc_c]";
-    return "    for (unsigned __kbcc_e = __kbcc_ty * " + S + "u + __kbcc_tx; __kbcc_e < " + T + "u * " + BK +
-           "u; __kbcc_e += " + S + "u * " + S + "u) {\n      const unsigned __kbcc_r = " + r + ", __kbcc_c = " + c +
-           ";\n      const " + type_of(idx) + " " + idx->getName().str() + " = (" + type_of(idx) + ")(blockIdx." +
-           (a ? "y" : "x") + " * " + T + "u + " + (a ? "__kbcc_r" : "__kbcc_c") + ");\n      " +
-           loop_var_decl(a ? "__kbcc_c" : "__kbcc_r") + "\n      " + dst + " = ((" + ok + ") && " + in_range + ") ? (" +
-           type + ")(" + text + ") : (" + type + ")0;\n    }\n";
+    std::string inside = even() ? "" : "__kbcc_e < " + T + "u * " + BK + "u && ";
+    return element(operand) + "      const " + type_of(idx) + " " + idx->getName().str() + " = (" + type_of(idx) +
+           ")(blockIdx." + (a ? "y" : "x") + " * " + T + "u + " + (a ? "__kbcc_r" : "__kbcc_c") + ");\n      " +
+           loop_var_decl(a ? "__kbcc_c" : "__kbcc_r", base) + "\n      __kbcc_" + operand + "p[__kbcc_p] = (" + inside +
+           "(" + ok + ") && " + in_range + ") ? (" + type + ")(" + text + ") : (" + type + ")0;\n    }\n";
+  }
+
+  // Writes the registers prefetch read into the operand's shared tile.
+  std::string store(char operand) const {
+    if (load_text(operand).empty()) return {};
+    std::string dst = operand == 'A' ? "__kbcc_At[__kbcc_c][__kbcc_r]" : "__kbcc_Bt[__kbcc_r][__kbcc_c]";
+    std::string inside = even() ? "" : "if (__kbcc_e < " + T + "u * " + BK + "u) ";
+    return element(operand) + "      " + inside + dst + " = __kbcc_" + operand + "p[__kbcc_p];\n    }\n";
   }
 
   Expected<std::string> kernel_body() const {
@@ -292,7 +330,7 @@ struct Generator {
     std::string out = "{\n";
     for (char op : {'A', 'B'})
       if (!load_text(op).empty())
-        out += "  __shared__ " + tile_type(op) + " __kbcc_" + op + "t[" + BK + "][" + T + " + 4];\n";
+        out += "  __shared__ __align__(16) " + tile_type(op) + " __kbcc_" + op + "t[" + BK + "][" + T + " + 4];\n";
     if (!p.uniform_terms.empty()) out += "  if (!(" + working(k, p, p.uniform_terms) + ")) return;\n";
     for (const std::string &decl : b.uniform)
       out += "  " + decl + "\n";
@@ -307,18 +345,27 @@ struct Generator {
       std::string arr = "__kbcc_acc" + std::to_string(a);
       out += "  " + type_of(v) + " " + arr + "[" + M + "][" + M +
              "];\n  #pragma unroll\n  for (int __kbcc_i = 0; __kbcc_i < " + M +
-             "; ++__kbcc_i)\n    #pragma unroll\n    for (int __kbcc_j = 0; __kbcc_j < " + M + "; ++__kbcc_j) " + arr +
-             "[__kbcc_i][__kbcc_j] = (" + type_of(v) + ")(" + k.text(v->getInit()->getSourceRange()) + ");\n";
+             "; ++__kbcc_i)\n    #pragma unroll\n    for (int __kbcc_j = 0; __kbcc_j < " + M + "; ++__kbcc_j) ";
+      out += arr + "[__kbcc_i][__kbcc_j] = (" + type_of(v) + ")(" + k.text(v->getInit()->getSourceRange()) + ");\n";
     }
     const CountedLoop &l = p.loop;
     std::string init = k.text(l.init->getSourceRange()), bound = k.text(l.bound->getSourceRange());
+    // Each stage's global reads are issued before the previous stage's
+    // products, so that their latency overlaps them.
+    for (char op : {'A', 'B'})
+      if (!load_text(op).empty())
+        out += "  " + tile_type(op) + " __kbcc_" + op + "p[" + std::to_string(per_thread()) + "];\n";
+    out += "  {\n  const " + type_of(l.var) + " __kbcc_k1 = " + init + ";\n" + prefetch('A', "__kbcc_k1") +
+           prefetch('B', "__kbcc_k1") + "  }\n";
     out += "  for (" + type_of(l.var) + " __kbcc_k0 = " + init + "; __kbcc_k0" + (l.inclusive ? " <= " : " < ") + "(" +
-           bound + "); __kbcc_k0 += " + BK + ") {\n" + fill('A') + fill('B') + "    __syncthreads();\n";
+           bound + "); __kbcc_k0 += " + BK + ") {\n" + store('A') + store('B') + "    __syncthreads();\n    {\n" +
+           "    const " + type_of(l.var) + " __kbcc_k1 = __kbcc_k0 + " + BK + ";\n" + prefetch('A', "__kbcc_k1") +
+           prefetch('B', "__kbcc_k1") + "    }\n";
     out += "    #pragma unroll\n    for (int __kbcc_kk = 0; __kbcc_kk < " + BK + "; ++__kbcc_kk) {\n      " +
-           loop_var_decl("__kbcc_kk") + "\n      if (" + in_range + ") {\n        #pragma unroll\n" +
-           "        for (int __kbcc_i = 0; __kbcc_i < " + M + "; ++__kbcc_i)\n        #pragma unroll\n" +
-           "        for (int __kbcc_j = 0; __kbcc_j < " + M + "; ++__kbcc_j) {\n          " +
-           indexes("__kbcc_i", "__kbcc_j") + aliases() + "\n          " +
+           loop_var_decl("__kbcc_kk") + "\n      if (" + in_range + ") {\n" + fragment('A') + fragment('B') +
+           "        #pragma unroll\n" + "        for (int __kbcc_i = 0; __kbcc_i < " + M +
+           "; ++__kbcc_i)\n        #pragma unroll\n" + "        for (int __kbcc_j = 0; __kbcc_j < " + M +
+           "; ++__kbcc_j) {\n          " + indexes("__kbcc_i", "__kbcc_j") + aliases() + "\n          " +
            (b.mask_body ? "if (__kbcc_rok[__kbcc_i] && __kbcc_cok[__kbcc_j]) " : "") + *inner +
            "\n        }\n      }\n    }\n    __syncthreads();\n  }\n";
     out += "  #pragma unroll\n  for (int __kbcc_i = 0; __kbcc_i < " + M + "; ++__kbcc_i)\n  #pragma unroll\n" +

@@ -686,10 +686,27 @@ TEST(Transforms, RegisterBlockingKeepsEachOutputsSumInOrder) {
   // Per thread a 4x4 micro-tile of accumulators, each updated from the tiles in k order.
   EXPECT_NE(out.source.find("float __kbcc_acc0[4][4];"), std::string::npos) << out.source;
   EXPECT_NE(out.source.find("float &acc = __kbcc_acc0[__kbcc_i][__kbcc_j];"), std::string::npos);
-  EXPECT_NE(out.source.find("acc += __kbcc_At[__kbcc_kk][(__kbcc_ty * 4 + __kbcc_i)] * "
-                            "__kbcc_Bt[__kbcc_kk][(__kbcc_tx * 4 + __kbcc_j)];"),
-            std::string::npos)
-      << out.source;
+  EXPECT_NE(out.source.find("acc += __kbcc_Af[__kbcc_i] * __kbcc_Bf[__kbcc_j];"), std::string::npos) << out.source;
+  // The thread's rows of A and columns of B at step kk, read once into registers.
+  EXPECT_NE(out.source.find("__kbcc_Af[__kbcc_v] = __kbcc_At[__kbcc_kk][(__kbcc_ty * 4 + __kbcc_v)];"),
+            std::string::npos);
+  EXPECT_NE(out.source.find("__kbcc_Bf[__kbcc_v] = __kbcc_Bt[__kbcc_kk][(__kbcc_tx * 4 + __kbcc_v)];"),
+            std::string::npos);
+  // The next stage's global reads go to registers before this stage's products
+  // (4 elements of each 64 x 16 operand per thread of 256), then to the tiles;
+  // reads outside the matrix or past the loop's end read nothing.
+  size_t next = out.source.find("const int __kbcc_k1 = __kbcc_k0 + 16;");
+  ASSERT_NE(next, std::string::npos);
+  EXPECT_LT(out.source.find("__kbcc_At[__kbcc_c][__kbcc_r] = __kbcc_Ap[__kbcc_p];"), next);
+  EXPECT_LT(next, out.source.find("__kbcc_Af[__kbcc_v]"));
+  EXPECT_NE(out.source.find("__kbcc_Ap[__kbcc_p] = ((true && !(row >= n)) && k < (n)) ? (float)(a[row * n + k]) : "
+                            "(float)0;"),
+            std::string::npos);
+  EXPECT_NE(out.source.find("for (int __kbcc_p = 0; __kbcc_p < 4; ++__kbcc_p)"), std::string::npos);
+  // A stage smaller than the block: 32 x 4 elements of A for 256 threads.
+  Output uneven = applied("register_blocking", kMatmul, {{"shape", "32x2x4"}, {"map", "blocked"}});
+  EXPECT_NE(uneven.source.find("__kbcc_Ap[__kbcc_p] = (__kbcc_e < 32u * 4u && "), std::string::npos) << uneven.source;
+  EXPECT_NE(uneven.source.find("if (__kbcc_e < 32u * 4u) __kbcc_At[__kbcc_c][__kbcc_r]"), std::string::npos);
   // Stores only for in-range outputs.
   EXPECT_NE(out.source.find("if (__kbcc_rok[__kbcc_i] && __kbcc_cok[__kbcc_j])"), std::string::npos);
   ASSERT_TRUE(out.launch);
