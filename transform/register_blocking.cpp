@@ -108,7 +108,8 @@ Expected<Blocking> analyze(const KernelAst &k) {
         continue;
       }
       const Expr *init = v->getInit();
-      if (init && (depends_on(init, p->row) || depends_on(init, p->col)))
+      bool loaded = std::find(p->loaded_inits.begin(), p->loaded_inits.end(), v) != p->loaded_inits.end();
+      if (init && !loaded && (depends_on(init, p->row) || depends_on(init, p->col)))
         return not_applicable("variable '" + v->getName().str() + "' depends on the output's row or column");
       if (is_accumulator(*p, v)) {
         if (!init) return not_applicable("accumulator '" + v->getName().str() + "' has no initializer");
@@ -321,6 +322,22 @@ struct Generator {
     return element(operand) + "      " + inside + dst + " = __kbcc_" + operand + "p[__kbcc_p];\n    }\n";
   }
 
+  // Declares accumulator v's micro-tile `arr` and sets each element to v's
+  // initial value; one that reads memory is read for in-range outputs only.
+  std::string accumulator_init(const VarDecl *v, const std::string &arr) const {
+    const std::vector<const VarDecl *> &loaded = b.plan.loaded_inits;
+    std::string type = type_of(v);
+    std::string init = "(" + type + ")(" + k.text(v->getInit()->getSourceRange()) + ")";
+    std::string out = "  " + type + " " + arr + "[" + M + "][" + M + "];\n  #pragma unroll\n" +
+                      "  for (int __kbcc_i = 0; __kbcc_i < " + M + "; ++__kbcc_i)\n    #pragma unroll\n" +
+                      "    for (int __kbcc_j = 0; __kbcc_j < " + M + "; ++__kbcc_j) ";
+    if (std::find(loaded.begin(), loaded.end(), v) == loaded.end())
+      return out + arr + "[__kbcc_i][__kbcc_j] = " + init + ";\n";
+    return out + "{\n      " + indexes("__kbcc_i", "__kbcc_j") + "\n      " + arr +
+           "[__kbcc_i][__kbcc_j] = (__kbcc_rok[__kbcc_i] && __kbcc_cok[__kbcc_j]) ? " + init + " : (" + type +
+           ")0;\n    }\n";
+  }
+
   Expected<std::string> kernel_body() const {
     const TilingPlan &p = b.plan;
     auto inner = body();
@@ -342,11 +359,7 @@ struct Generator {
            ";\n    __kbcc_cok[__kbcc_j] = " + working(k, p, p.col_terms) + ";\n  }\n";
     for (size_t a = 0; a < b.accumulators.size(); ++a) {
       const VarDecl *v = b.accumulators[a];
-      std::string arr = "__kbcc_acc" + std::to_string(a);
-      out += "  " + type_of(v) + " " + arr + "[" + M + "][" + M +
-             "];\n  #pragma unroll\n  for (int __kbcc_i = 0; __kbcc_i < " + M +
-             "; ++__kbcc_i)\n    #pragma unroll\n    for (int __kbcc_j = 0; __kbcc_j < " + M + "; ++__kbcc_j) ";
-      out += arr + "[__kbcc_i][__kbcc_j] = (" + type_of(v) + ")(" + k.text(v->getInit()->getSourceRange()) + ");\n";
+      out += accumulator_init(v, "__kbcc_acc" + std::to_string(a));
     }
     const CountedLoop &l = p.loop;
     std::string init = k.text(l.init->getSourceRange()), bound = k.text(l.bound->getSourceRange());

@@ -103,6 +103,15 @@ Expected<Output> apply(const Input &in, const Params &params) {
   if (!k.span(p->after.front()->getSourceRange(), ab, ae)) return not_applicable("a statement is written in a macro");
   e.insert(ab, "if (__kbcc_row_ok && __kbcc_col_ok) {\n  ");
   e.insert(close, "  }\n");
+  // An accumulator's initializer that reads memory does so for working threads only.
+  for (const VarDecl *v : p->loaded_inits) {
+    size_t ib = 0, ie = 0;
+    if (!k.span(v->getInit()->getSourceRange(), ib, ie)) return not_applicable("an initializer is written in a macro");
+    std::string type = "(" + v->getType().getUnqualifiedType().getAsString() + ")";
+    std::string guarded = "(__kbcc_row_ok && __kbcc_col_ok) ? ";
+    guarded += type + "(" + src.substr(ib, ie - ib) + ") : ";
+    e.replace(ib, ie, guarded + type + "0");
+  }
   auto text = e.apply(src);
   if (!text) return text.error();
   Output out;

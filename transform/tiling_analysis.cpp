@@ -68,6 +68,17 @@ bool uniform_bounds(const TilingPlan &p) {
   return true;
 }
 
+// The accumulator `st` declares alone when its initializer reads memory but
+// writes none (`float acc = bias[col];`); null otherwise.
+const VarDecl *loaded_accumulator(const TilingPlan &p, const Stmt *st) {
+  const auto *d = dyn_cast<DeclStmt>(st);
+  const auto *v = d && d->isSingleDecl() ? dyn_cast<VarDecl>(d->getSingleDecl()) : nullptr;
+  if (!v || !v->getInit() || v->getInitStyle() != VarDecl::CInit || writes_memory(v->getInit())) return nullptr;
+  for (const Accumulation &a : p.accs)
+    if (a.var == v) return v;
+  return nullptr;
+}
+
 } // namespace
 
 Expected<TilingPlan> analyze_tiling(const KernelAst &k) {
@@ -76,7 +87,8 @@ Expected<TilingPlan> analyze_tiling(const KernelAst &k) {
   TilingPlan p;
   p.space = idx->space;
   p.col = idx->x, p.row = idx->y;
-  bool seen_loop = false, touched_before = false;
+  bool seen_loop = false;
+  std::vector<std::pair<const Stmt *, bool>> touching; // statements before the loop that touch memory; after the guard
   // Splits the guard's terms (`join`: || for a return guard, && for a block) by what they depend on.
   auto take_guard = [&](const IfStmt *i, BinaryOperatorKind join) -> Status {
     p.guard = i;
@@ -116,14 +128,13 @@ Expected<TilingPlan> analyze_tiling(const KernelAst &k) {
         p.guard_keeps = true;
         return scan(cast<CompoundStmt>(i->getThen()));
       }
-      touched_before |= reads_memory(st) || writes_memory(st) || has_return(st);
+      if (reads_memory(st) || writes_memory(st) || has_return(st)) touching.emplace_back(st, p.guard != nullptr);
       p.before.push_back(st);
     }
     return Status::ok();
   };
   if (auto st = scan(p.space.body); !st) return st.error();
   if (!seen_loop || p.after.empty()) return not_applicable("no reduction loop followed by statements using it");
-  if (touched_before) return not_applicable("a statement before the reduction loop touches memory or returns");
   const ForStmt *f = p.loop.loop;
   if (has_return(f->getBody()) || has_break_or_goto(f->getBody()) || writes_memory(f->getBody()))
     return not_applicable("the reduction loop returns, breaks or stores");
@@ -133,6 +144,11 @@ Expected<TilingPlan> analyze_tiling(const KernelAst &k) {
   auto accs = accumulations(f, k.context());
   if (!accs || accs->empty()) return not_applicable("the reduction loop does not accumulate");
   p.accs = *accs;
+  for (const auto &[st, guarded] : touching) {
+    const VarDecl *v = loaded_accumulator(p, st);
+    if (!v || !guarded) return not_applicable("a statement before the reduction loop touches memory or returns");
+    p.loaded_inits.push_back(v);
+  }
   if (!classify_loads(p)) return not_applicable("a load in the loop depends on both row and column");
   bool a = false, b = false;
   for (const TileLoad &l : p.loads)

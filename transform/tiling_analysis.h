@@ -4,8 +4,9 @@
 //
 // Legal when: builtins only in the x and y global indexes, held by one
 // variable each (col, row); no barriers, warp operations, shared memory or
-// atomics; the top level is: statements that touch no memory, at most one
-// early-return guard (its terms each depend on row only, col only or
+// atomics; the top level is: statements that touch no memory (but for an
+// accumulator declared after the guard, alone, whose initializer only reads
+// memory), at most one early-return guard (its terms each depend on row only, col only or
 // neither), one counted loop over k whose bounds are the same for every
 // thread, whose writes are accumulations and whose loads depend on (row, k),
 // (k, col), k only, or neither, and then the statements that use the results.
@@ -41,7 +42,10 @@ struct TilingPlan {
   std::vector<Accumulation> accs; // the loop's accumulations
   std::vector<TileLoad> loads;
   std::vector<const clang::Stmt *> before; // statements before the loop, the guard excepted
-  std::vector<const clang::Stmt *> after;  // statements after the loop
+  // Accumulators declared after the guard with an initializer that reads
+  // memory (`float acc = bias[col];`): a rewrite reads it for working threads only.
+  std::vector<const clang::VarDecl *> loaded_inits;
+  std::vector<const clang::Stmt *> after; // statements after the loop
 };
 
 // The plan of `k`, or Error "not-applicable" with the reason.

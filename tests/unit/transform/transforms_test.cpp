@@ -718,6 +718,43 @@ TEST(Transforms, RegisterBlockingKeepsEachOutputsSumInOrder) {
   EXPECT_NE(strided.source.find("(__kbcc_tx + __kbcc_j * 16)"), std::string::npos) << strided.source;
 }
 
+TEST(Transforms, TilingReadsASumsInitialValueForWorkingThreadsOnly) {
+  const std::string loaded =
+      R"(__global__ void lin(int n, const float *a, const float *b, const float *bias, float *c) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= n || col >= n) return;
+  float acc = bias[col];
+  for (int k = 0; k < n; ++k) acc += a[row * n + k] * b[k * n + col];
+  c[row * n + col] = acc;
+})";
+  Output st = applied("smem_tiling", loaded, {{"tile", "16"}});
+  EXPECT_NE(st.source.find("float acc = (__kbcc_row_ok && __kbcc_col_ok) ? (float)(bias[col]) : (float)0;"),
+            std::string::npos)
+      << st.source;
+  Output rb = applied("register_blocking", loaded, {{"shape", "64x4x16"}, {"map", "blocked"}});
+  EXPECT_NE(rb.source.find("__kbcc_acc0[__kbcc_i][__kbcc_j] = (__kbcc_rok[__kbcc_i] && __kbcc_cok[__kbcc_j]) ? "
+                           "(float)(bias[col]) : (float)0;"),
+            std::string::npos)
+      << rb.source;
+  auto with = [&](const std::string &from, const std::string &to) {
+    std::string s = loaded;
+    s.replace(s.find(from), from.size(), to);
+    return s;
+  };
+  // Read before the bounds check, by threads the rewrite adds as well.
+  std::string early = with("  if (row >= n || col >= n) return;\n  float acc = bias[col];",
+                           "  float acc = bias[col];\n  if (row >= n || col >= n) return;");
+  // A variable that is no accumulator, and an initializer that writes memory.
+  std::string other = with("float acc = bias[col];", "float s = bias[0];\n  float acc = s;");
+  std::string writes = with("float acc = bias[col];", "float acc = c[col] = bias[col];");
+  for (const std::string &k : {early, other, writes})
+    for (const char *t : {"smem_tiling", "register_blocking"})
+      EXPECT_NE(refusal(t, k).find("a statement before the reduction loop touches memory"), std::string::npos)
+          << t << "\n"
+          << k;
+}
+
 TEST(Transforms, RegisterBlockingRefusals) {
   // A variable before the loop that depends on the output's row.
   EXPECT_NE(refusal("register_blocking", R"(__global__ void m(int n, const float *a, const float *b, float *c) {

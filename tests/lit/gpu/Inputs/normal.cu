@@ -4,13 +4,14 @@
 // within the bound of reordered sums for the rows.
 //   0 helper_matvec, 1 helper_norms, 2 while_rowsum, 4 helper_reference
 //   (transform/Inputs/helpers.cu); 3 histogram2d (transform/Inputs/histogram2d.cu);
-//   5 acc_matmul (bitwise), 6 acc_rows, 7 acc_nested (transform/Inputs/accumulators.cu)
+//   5 acc_matmul (bitwise), 6 acc_rows, 7 acc_nested, 8 acc_bias (bitwise)
+//   (transform/Inputs/accumulators.cu)
 #include "twin.h"
 
 int main() {
   bool ok = true;
   const char *name = "";
-#if WHICH != 3 && WHICH != 5
+#if WHICH != 3 && WHICH != 5 && WHICH != 8
   const int rows = 1001, n = 777; // neither a multiple of a warp or a block
   const unsigned grid = blocks(rows, 128), covered = grid * 128;
   const dim3 vgrid(blocks(covered, DX)), vblock(BX, BY);
@@ -67,6 +68,16 @@ int main() {
   orig::acc_nested<<<grid, 128>>>(d, s0, batch, rows, n);
   var::acc_nested<<<vgrid, vblock>>>(d, s1, batch, rows, n);
   ok = same(name, download(s0, rows), download(s1, rows), 1e-3);
+#elif WHICH == 8
+  name = "acc_bias";
+  const int M = 333, N = 201, K = 77; // no tile divides them
+  float *A = upload(values<float>((size_t)M * K)), *W = upload(values<float>((size_t)K * N));
+  float *bias = upload(values<float>(N));
+  float *o0 = upload(std::vector<float>((size_t)M * N, -7)), *o1 = upload(std::vector<float>((size_t)M * N, -7));
+  const dim3 grid(blocks(N, 16), blocks(M, 16));
+  orig::acc_bias<<<grid, dim3(16, 16)>>>(A, W, bias, o0, M, N, K);
+  var::acc_bias<<<dim3(blocks(grid.x * 16, DX), blocks(grid.y * 16, DY)), dim3(BX, BY)>>>(A, W, bias, o1, M, N, K);
+  ok = same(name, download(o0, (size_t)M * N), download(o1, (size_t)M * N), 0);
 #else
   name = "histogram2d";
   const int width = 1000, height = 999;

@@ -65,3 +65,15 @@ __global__ void acc_through_alias(float *y, int rows, int n) {
   for (int j = 0; j < n; ++j)
     y[r] += first[j];
 }
+
+// A linear layer with a bias and a ReLU: each output's sum starts from its
+// column's bias, read from memory after the bounds check.
+__global__ void acc_bias(const float *A, const float *W, const float *bias, float *out, int M, int N, int K) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row >= M || col >= N) return;
+  float acc = bias[col];
+  for (int k = 0; k < K; ++k)
+    acc += A[row * K + k] * W[k * N + col];
+  out[row * N + col] = acc > 0.0f ? acc : 0.0f;
+}
