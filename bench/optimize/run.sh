@@ -70,7 +70,7 @@ opt_args+=("${extra_args[@]}")
 # whose loops sit in __device__ helpers or while loops, batched/ kernels
 # whose row or head is a block index, templates/ instances of kernel
 # templates, cstyle/ kernels written C-style (sizes in macros, locals
-# declared first), forms/ sums accumulated in memory and filters clamped at
+# declared first), forms/ sums accumulated in memory or started from it and filters clamped at
 # the borders, values/ kernels whose divisors and loop bounds are arguments,
 # splits/ 2-D kernels written over a 1-D index split into a row and a column.
 source_of() {
