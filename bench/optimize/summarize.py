@@ -31,7 +31,7 @@ GROUPS = [
     ("batched", "Rows or heads in a block index"),
     ("templates", "Instances of kernel templates"),
     ("cstyle", "Kernels written C-style"),
-    ("forms", "Sums accumulated in memory, filters clamped at the borders"),
+    ("forms", "Sums accumulated in memory or started from it, filters clamped at the borders"),
     ("values", "Divisors and loop bounds passed as arguments"),
     ("splits", "Rows and columns split from a 1-D index"),
 ]
