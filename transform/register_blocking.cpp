@@ -14,10 +14,11 @@
 // Legal when analyze_tiling accepts the kernel (tiling_analysis.h) and
 // moreover: the statements before the loop are declarations, each of the
 // output index variables, of an accumulator whose initializer depends on
-// neither index, or of a variable that depends on neither index and that no
-// later statement assigns; the shared loads read only parameters, the output
-// indexes, the loop variable and those variables; the statements after the
-// loop do not return.
+// neither index or reads memory (then read for in-range outputs only), or of
+// a variable that depends on neither index and that no later statement
+// assigns; the shared loads read only parameters, the output indexes, the
+// loop variable and those variables; the statements after the loop do not
+// return.
 #include "cache/variant.h"
 #include "transform/edits.h"
 #include "transform/tiling_analysis.h"
