@@ -109,8 +109,7 @@ Expected<Blocking> analyze(const KernelAst &k) {
         continue;
       }
       const Expr *init = v->getInit();
-      bool loaded = std::find(p->loaded_inits.begin(), p->loaded_inits.end(), v) != p->loaded_inits.end();
-      if (init && !loaded && (depends_on(init, p->row) || depends_on(init, p->col)))
+      if (init && !p->loads_init(v) && (depends_on(init, p->row) || depends_on(init, p->col)))
         return not_applicable("variable '" + v->getName().str() + "' depends on the output's row or column");
       if (is_accumulator(*p, v)) {
         if (!init) return not_applicable("accumulator '" + v->getName().str() + "' has no initializer");
@@ -293,8 +292,7 @@ struct Generator {
     std::string c = a ? "__kbcc_e % " + BK + "u" : "__kbcc_e % " + T + "u";
     return "    #pragma unroll\n    for (int __kbcc_p = 0; __kbcc_p < " + std::to_string(per_thread()) +
            "; ++__kbcc_p) {\n      const unsigned __kbcc_e = __kbcc_ty * " + S + "u + __kbcc_tx + __kbcc_p * " + S +
-           "u * " + S + "u;\n      const unsigned __kbcc_r = " + r + ", __kbcc_c = " + c + ";\n      (void)__kbcc_r; " +
-           "(void)__kbcc_c;\n";
+           "u * " + S + "u;\n      const unsigned __kbcc_r = " + r + ", __kbcc_c = " + c + ";\n";
   }
 
   // Reads this thread's elements of the operand's stage at k0 = `base` into
@@ -326,14 +324,12 @@ struct Generator {
   // Declares accumulator v's micro-tile `arr` and sets each element to v's
   // initial value; one that reads memory is read for in-range outputs only.
   std::string accumulator_init(const VarDecl *v, const std::string &arr) const {
-    const std::vector<const VarDecl *> &loaded = b.plan.loaded_inits;
     std::string type = type_of(v);
     std::string init = "(" + type + ")(" + k.text(v->getInit()->getSourceRange()) + ")";
     std::string out = "  " + type + " " + arr + "[" + M + "][" + M + "];\n  #pragma unroll\n" +
                       "  for (int __kbcc_i = 0; __kbcc_i < " + M + "; ++__kbcc_i)\n    #pragma unroll\n" +
                       "    for (int __kbcc_j = 0; __kbcc_j < " + M + "; ++__kbcc_j) ";
-    if (std::find(loaded.begin(), loaded.end(), v) == loaded.end())
-      return out + arr + "[__kbcc_i][__kbcc_j] = " + init + ";\n";
+    if (!b.plan.loads_init(v)) return out + arr + "[__kbcc_i][__kbcc_j] = " + init + ";\n";
     return out + "{\n      " + indexes("__kbcc_i", "__kbcc_j") + "\n      " + arr +
            "[__kbcc_i][__kbcc_j] = (__kbcc_rok[__kbcc_i] && __kbcc_cok[__kbcc_j]) ? " + init + " : (" + type +
            ")0;\n    }\n";

@@ -20,6 +20,7 @@
 #include "transform/ast.h"
 #include "transform/index_space.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,9 @@ struct TilingPlan {
   // Accumulators declared after the guard with an initializer that reads
   // memory (`float acc = bias[col];`): a rewrite reads it for working threads only.
   std::vector<const clang::VarDecl *> loaded_inits;
+  bool loads_init(const clang::VarDecl *v) const {
+    return std::find(loaded_inits.begin(), loaded_inits.end(), v) != loaded_inits.end();
+  }
   std::vector<const clang::Stmt *> after; // statements after the loop
 };
 
