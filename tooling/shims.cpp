@@ -8,6 +8,7 @@
 #include <cctype>
 #include <filesystem>
 #include <set>
+#include <unistd.h>
 
 namespace kbcc::tooling {
 namespace {
@@ -189,15 +190,25 @@ std::string generate_forced_include(const ShimSources &sources) {
 }
 
 Expected<std::string> ensure_shims(const std::string &dir, const std::string &cuda_root) {
+  // The process's own directory, removed when the process exits (by the
+  // process that made it: not by a forked child that exits normally).
+  struct ProcessDir {
+    std::string path;
+    pid_t owner = 0;
+    ~ProcessDir() {
+      if (!path.empty() && owner == ::getpid()) remove_all(path);
+    }
+  };
   std::string where = dir;
   if (where.empty()) {
-    static std::string temp;
-    if (temp.empty()) {
+    static ProcessDir temp;
+    if (temp.path.empty()) {
       auto made = make_temp_dir("kbcc-shims");
       if (!made) return made.error();
-      temp = *made;
+      temp.path = *made;
+      temp.owner = ::getpid();
     }
-    where = temp;
+    where = temp.path;
   }
   std::string sm32 = cuda_root + "/include/sm_32_intrinsics.h", math = cuda_root + "/include/crt/math_functions.h";
   std::vector<std::string> inputs = clang_cuda_headers();

@@ -49,7 +49,7 @@ std::string generate_forced_include(const ShimSources &sources);
 // `cuda_root`, in a subdirectory named after the toolkit and clang headers
 // they were generated from (so toolkits never overwrite each other's).
 // An empty `dir` means a private temporary directory created once per
-// process. Returns the directory holding the shims.
+// process and removed when it exits. Returns the directory holding the shims.
 Expected<std::string> ensure_shims(const std::string &dir, const std::string &cuda_root);
 
 } // namespace kbcc::tooling

@@ -173,6 +173,7 @@ TEST(Run, CollectTasksReadsEachCapturesIntegerArguments) {
   c2.id = "2";
   c2.manifest = dir + "/gone.json";
   auto tasks = collect_tasks({e}, {c1, c2}, "sm_90", "");
+  remove_all(dir);
   ASSERT_EQ(tasks.size(), 1u);
   ASSERT_EQ(tasks[0].arguments.size(), 2u);
   EXPECT_EQ(tasks[0].arguments[0], (std::map<std::string, int64_t>{{"n", -7}}));

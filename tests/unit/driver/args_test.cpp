@@ -44,11 +44,19 @@ bool has(const std::vector<std::string> &v, const std::string &x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
+// `text` written to `name` in the test program's directory, removed when it exits.
 std::string write_temp(const std::string &name, const std::string &text) {
-  auto path = std::filesystem::temp_directory_path() / ("kbcc-args-test-" + std::to_string(getpid()));
-  std::filesystem::create_directories(path);
-  std::ofstream(path / name) << text;
-  return (path / name).string();
+  static const struct Dir {
+    std::filesystem::path path =
+        std::filesystem::temp_directory_path() / ("kbcc-args-test-" + std::to_string(getpid()));
+    ~Dir() {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  } dir;
+  std::filesystem::create_directories(dir.path);
+  std::ofstream(dir.path / name) << text;
+  return (dir.path / name).string();
 }
 
 } // namespace

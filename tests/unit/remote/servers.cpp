@@ -101,10 +101,11 @@ Server::~Server() {
 namespace {
 // Keeps every test away from ~/.cache/kbcc: a private KBCC_DIR and log.
 struct PrivateKbccDir {
+  std::string dir = kbcc::remote::test::temp_dir();
   PrivateKbccDir() {
-    std::string dir = kbcc::remote::test::temp_dir();
     setenv("KBCC_DIR", dir.c_str(), 1);
     setenv("KBCC_LOG", (dir + "/kbcc.log").c_str(), 1);
   }
+  ~PrivateKbccDir() { kbcc::remove_all(dir); }
 } private_kbcc_dir;
 } // namespace

@@ -15,8 +15,12 @@ ParseRequest request(const std::string &file, const std::string &arch) {
   r.arch = arch;
   r.cuda_root = KBCC_CUDA_ROOT;
   r.toolchain = "test-toolchain";
-  static std::string shims = *make_temp_dir("kbcc-extract-test");
-  r.shim_dir = shims;
+  // One shim directory for the test program, removed when it exits.
+  static const struct Shims {
+    std::string dir = *make_temp_dir("kbcc-extract-test");
+    ~Shims() { remove_all(dir); }
+  } shims;
+  r.shim_dir = shims.dir;
   return r;
 }
 
