@@ -1,8 +1,9 @@
 // block_size_tuning: a kernel whose threads find their work only through the
-// global-index idiom (in x, or x and y) computes the same thing with any block
-// shape, provided the new grid covers the same index space: extra threads of
-// the last block are idle when a guard bound shows it, or when the block
-// divides the original extent. The kernel text gains __launch_bounds__.
+// global-index idiom (in x; x and y; or x, y and z) computes the same thing
+// with any block shape, provided the new grid covers the same index space:
+// extra threads of the last block are idle when a guard bound shows it, or
+// when the block divides the original extent, in each dimension. The kernel
+// text gains __launch_bounds__.
 #include "cache/variant.h"
 #include "transform/index_space.h"
 #include "transform/transform.h"
@@ -11,33 +12,39 @@ namespace kbcc::transform {
 namespace {
 
 Expected<std::vector<Axis>> space(const Input &in) {
-  auto s = index_space(*in.ast, /*allow_2d=*/true, /*allow_atomics=*/true, /*allow_batch=*/true);
+  auto s = index_space(*in.ast, /*allow_2d=*/true, /*allow_atomics=*/true, /*allow_batch=*/true, /*allow_3d=*/true);
   if (!s) return s.error();
   if (s->dims == 1) return std::vector<Axis>{{"block", {"256", "128", "512", "64", "1024"}}};
+  if (s->dims == 3) // wide in x first: a warp's accesses run along x
+    return std::vector<Axis>{
+        {"block", {"64x4x1", "32x4x2", "128x2x1", "32x8x1", "256x1x1", "64x2x2", "32x4x4", "16x8x4", "8x8x8"}}};
   return std::vector<Axis>{{"block", {"32x8", "32x4", "64x4", "32x16", "16x16", "128x2", "32x32", "64x8"}}};
 }
 
 Expected<Output> apply(const Input &in, const Params &params) {
-  auto s = index_space(*in.ast, true, true, true);
+  auto s = index_space(*in.ast, true, true, true, true);
   if (!s) return s.error();
-  auto [bx, by] = shape_param(params, "block", "256");
-  if (bx < 1 || by < 1 || bx * by > 1024 || (s->dims == 1 && by != 1)) {
+  auto [bx, by, bz] = shape3_param(params, "block", "256");
+  if (bx < 1 || by < 1 || bz < 1 || bz > 64 || bx * by * bz > 1024 || (s->dims == 1 && by != 1) ||
+      (s->dims < 3 && bz != 1)) {
     std::string given = params.count("block") ? params.at("block") : "256";
     return not_applicable("block " + given + " is not a valid block shape for this kernel");
   }
   Output out;
-  out.source = with_launch_bounds(in.source, bx * by);
+  out.source = with_launch_bounds(in.source, bx * by * bz);
   launch::LaunchMapping m;
   m.grid = {"ceil_div(grid.x * block.x, " + std::to_string(bx) + ")", grid_y(*s), grid_z(*s)};
   m.block = {std::to_string(bx), "1", "1"};
-  if (s->dims == 2) {
-    m.grid[1] = "ceil_div(grid.y * block.y, " + std::to_string(by) + ")";
-    m.block[1] = std::to_string(by);
+  long extents[3] = {bx, by, bz};
+  for (int d = 1; d < s->dims; ++d) {
+    std::string axis(1, "xyz"[d]);
+    m.grid[d] = "ceil_div(grid." + axis + " * block." + axis + ", " + std::to_string(extents[d]) + ")";
+    m.block[d] = std::to_string(extents[d]);
   }
   m.shared = "0";
   m.preconditions = fixed_dims_preconditions(*s);
   for (int d = 0; d < s->dims; ++d)
-    m.preconditions.push_back(coverage_precondition(*s, d, d == 0 ? bx : by));
+    m.preconditions.push_back(coverage_precondition(*s, d, extents[d]));
   out.launch = m;
   out.numerics = cache::kNumericsExact;
   out.size_params.assign(s->bound_params.begin(), s->bound_params.end());
@@ -49,8 +56,8 @@ Expected<Output> apply(const Input &in, const Params &params) {
 Transform block_size_transform() {
   return {"block_size",
           cache::kNumericsExact,
-          "another block shape (64..1024 threads, 2-D shapes for 2-D kernels), the grid recomputed to cover the same "
-          "index space",
+          "another block shape (64..1024 threads, 2-D and 3-D shapes for 2-D and 3-D kernels), the grid recomputed to "
+          "cover the same index space",
           true,
           space,
           apply};

@@ -8,7 +8,8 @@
 // in x and y handles `factor` consecutive rows per thread instead (a warp's
 // accesses run along x, and neighbouring rows share what a stencil reads):
 // row = (blockIdx.y * blockDim.y + threadIdx.y) * factor + k, in blocks of
-// the `block` shape; the grid shrinks in y.
+// the `block` shape; the grid shrinks in y. A kernel indexed in x, y and z
+// handles `factor` consecutive planes (z) per thread the same way.
 //
 // smem_privatized_atomics: on top of that coarsening (rows per thread in a
 // 2-D kernel), atomic updates of one parameter array (whose result is unused
@@ -61,40 +62,47 @@ Status coarsen_body(const KernelAst &k, const IndexSpace &s, long factor, Edits 
 
 bool valid_block(long block) { return block >= 32 && block <= 1024 && block % 32 == 0; }
 
-// Wraps the body of a 2-D kernel in a loop over `factor` consecutive rows;
-// returns become "next row".
+// Wraps the body of a 2-D (3-D) kernel in a loop over `factor` consecutive
+// rows (planes), the index of the kernel's last dimension; returns become
+// "next row".
 Status coarsen_rows(const KernelAst &k, const IndexSpace &s, long factor, Edits &e) {
   size_t open = k.offset(s.body->getLBracLoc()), close = k.offset(s.body->getRBracLoc());
   if (open == std::string::npos || close == std::string::npos) return not_applicable("the body is written in a macro");
-  std::string f = std::to_string(factor);
+  std::string f = std::to_string(factor), axis(1, "xyz"[s.dims - 1]);
   e.insert(open + 1, "\n  #pragma unroll\n  for (unsigned __kbcc_k = 0; __kbcc_k < " + f +
-                         "u; ++__kbcc_k) {\n  const unsigned long long __kbcc_row = (unsigned long long)(blockIdx.y * "
-                         "blockDim.y + threadIdx.y) * " +
-                         f + "ull + __kbcc_k;\n  {");
+                         "u; ++__kbcc_k) {\n  const unsigned long long __kbcc_row = (unsigned long long)(blockIdx." +
+                         axis + " * blockDim." + axis + " + threadIdx." + axis + ") * " + f + "ull + __kbcc_k;\n  {");
   e.insert(close, std::string("  }\n") + (has_return(s.body) ? "  __kbcc_next:;\n" : "") + "  }\n");
   for (const GlobalIndex &g : s.occurrences) {
     size_t b = 0, x = 0;
     if (!k.span(g.expr->getSourceRange(), b, x)) return not_applicable("the global index is written in a macro");
-    if (g.dim == 1) e.replace(b, x, as_index(k.source().substr(b, x - b), "__kbcc_row"));
+    if (g.dim == s.dims - 1) e.replace(b, x, as_index(k.source().substr(b, x - b), "__kbcc_row"));
   }
   return returns_to_goto(k, s.body, "__kbcc_next", e);
 }
 
 Expected<std::vector<Axis>> coarsen_space(const Input &in) {
-  auto s = index_space(*in.ast, /*allow_2d=*/true, /*allow_atomics=*/true, /*allow_batch=*/true);
+  auto s = index_space(*in.ast, /*allow_2d=*/true, /*allow_atomics=*/true, /*allow_batch=*/true, /*allow_3d=*/true);
   if (!s) return s.error();
+  if (s->dims == 3) return std::vector<Axis>{{"factor", {"4", "2", "8"}}, {"block", {"64x4x1", "256x1x1", "32x4x2"}}};
   if (s->dims == 2) return std::vector<Axis>{{"factor", {"4", "2", "8"}}, {"block", {"32x8", "32x4"}}};
   return std::vector<Axis>{{"factor", {"4", "2", "8", "16"}}, {"block", {"256", "128", "512"}}};
 }
 
 Expected<Output> coarsen_apply(const Input &in, const Params &params) {
-  auto s = index_space(*in.ast, true, true, true);
+  auto s = index_space(*in.ast, true, true, true, true);
   if (!s) return s.error();
   Output out;
   Edits e;
   long factor = int_param(params, "factor", 4);
   if (factor < 2 || factor > 64) return not_applicable("factor out of range");
-  if (s->dims == 2) {
+  if (s->dims == 3) {
+    auto [bx, by, bz] = shape3_param(params, "block", "64x4x1");
+    if (bx < 32 || by < 1 || bz < 1 || bz > 64 || bx * by * bz > 1024 || bx % 32 != 0)
+      return not_applicable("block is not a valid 3-D shape");
+    if (auto st = coarsen_rows(*in.ast, *s, factor, e); !st) return st.error();
+    out.launch = tile_mapping(*s, bx, by, bx, by, bz * factor, bz);
+  } else if (s->dims == 2) {
     auto [bx, by] = shape_param(params, "block", "32x8");
     if (bx < 32 || by < 1 || bx * by > 1024 || bx % 32 != 0) return not_applicable("block is not a valid 2-D shape");
     if (auto st = coarsen_rows(*in.ast, *s, factor, e); !st) return st.error();

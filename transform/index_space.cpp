@@ -8,7 +8,8 @@
 
 namespace kbcc::transform {
 
-Expected<IndexSpace> index_space(const KernelAst &k, bool allow_2d, bool allow_atomics, bool allow_batch) {
+Expected<IndexSpace> index_space(const KernelAst &k, bool allow_2d, bool allow_atomics, bool allow_batch,
+                                 bool allow_3d) {
   IndexSpace s;
   s.body = llvm::dyn_cast_or_null<clang::CompoundStmt>(k.kernel()->getBody());
   if (!s.body) return not_applicable("the kernel has no body");
@@ -21,11 +22,10 @@ Expected<IndexSpace> index_space(const KernelAst &k, bool allow_2d, bool allow_a
   if (fx.unknown_calls) return not_applicable("the kernel calls functions kbcc cannot see");
   if (fx.atomics && !allow_atomics) return not_applicable("the kernel uses atomics");
   IndexUses uses = index_uses(s.body);
-  // blockIdx.y and gridDim.y are a batch index only where the kernel has no
-  // global index in y.
+  // blockIdx.y/z and gridDim.y/z are a batch index only where the kernel has
+  // no global index in that dimension.
   auto batch_read = [&](const Builtin &b) {
-    return (b.dim == 2 || (b.dim == 1 && !uses.global_in(1))) &&
-           (b.var == Builtin::BlockIdx || b.var == Builtin::GridDim);
+    return b.dim >= 1 && !uses.global_in(b.dim) && (b.var == Builtin::BlockIdx || b.var == Builtin::GridDim);
   };
   bool batch = !uses.other.empty() && std::all_of(uses.other.begin(), uses.other.end(), batch_read);
   if (batch && !allow_batch)
@@ -36,8 +36,9 @@ Expected<IndexSpace> index_space(const KernelAst &k, bool allow_2d, bool allow_a
   for (const Builtin &b : uses.other)
     (b.dim == 1 ? s.batch_y : s.batch) = true;
   if (uses.global.empty()) return not_applicable("the kernel has no global index (blockIdx*blockDim+threadIdx)");
-  if (uses.global_in(2)) return not_applicable("the kernel indexes the z dimension");
-  s.dims = uses.global_in(1) ? 2 : 1;
+  if (uses.global_in(2) && !(allow_2d && allow_3d)) return not_applicable("the kernel indexes the z dimension");
+  if (uses.global_in(2) && !uses.global_in(1)) return not_applicable("the kernel indexes z but not y");
+  s.dims = uses.global_in(2) ? 3 : uses.global_in(1) ? 2 : 1;
   if (s.dims == 2 && !allow_2d) return not_applicable("the kernel indexes two dimensions");
   if (!uses.any_in(0)) return not_applicable("the kernel does not index the x dimension");
   s.occurrences = uses.global;
@@ -53,7 +54,7 @@ Expected<IndexSpace> index_space(const KernelAst &k, bool allow_2d, bool allow_a
 }
 
 std::string coverage_precondition(const IndexSpace &space, int dim, long unit) {
-  std::string axis = dim == 0 ? "x" : "y";
+  std::string axis(1, "xyz"[dim]);
   std::string extent = "grid." + axis + " * block." + axis;
   std::string out = "(" + extent + ") % " + std::to_string(unit) + " == 0";
   for (const std::string &b : space.bounds[dim]) {
@@ -69,8 +70,9 @@ std::vector<std::string> fixed_dims_preconditions(const IndexSpace &space) {
   std::vector<std::string> out;
   if (space.dims < 2 && !space.batch_y) out.emplace_back("grid.y == 1");
   if (space.dims < 2) out.emplace_back("block.y == 1");
-  if (!space.batch) out.emplace_back("grid.z == 1");
-  out.insert(out.end(), {"block.z == 1", "shared == 0"});
+  if (space.dims < 3 && !space.batch) out.emplace_back("grid.z == 1");
+  if (space.dims < 3) out.emplace_back("block.z == 1");
+  out.emplace_back("shared == 0");
   return out;
 }
 
@@ -88,15 +90,21 @@ Expected<Index2D> index_2d(const KernelAst &k, bool allow_batch) {
   return Index2D{*s, xs[0], ys[0]};
 }
 
-launch::LaunchMapping tile_mapping(const IndexSpace &space, long unit_x, long unit_y, long block_x, long block_y) {
+launch::LaunchMapping tile_mapping(const IndexSpace &space, long unit_x, long unit_y, long block_x, long block_y,
+                                   long unit_z, long block_z) {
   launch::LaunchMapping m;
   m.grid = {"ceil_div(grid.x * block.x, " + std::to_string(unit_x) + ")",
             "ceil_div(grid.y * block.y, " + std::to_string(unit_y) + ")", grid_z(space)};
   m.block = {std::to_string(block_x), std::to_string(block_y), "1"};
+  if (space.dims == 3) {
+    m.grid[2] = "ceil_div(grid.z * block.z, " + std::to_string(unit_z) + ")";
+    m.block[2] = std::to_string(block_z);
+  }
   m.shared = "0";
   m.preconditions = fixed_dims_preconditions(space);
   m.preconditions.push_back(coverage_precondition(space, 0, unit_x));
   m.preconditions.push_back(coverage_precondition(space, 1, unit_y));
+  if (space.dims == 3) m.preconditions.push_back(coverage_precondition(space, 2, unit_z));
   return m;
 }
 

@@ -17,11 +17,11 @@
 namespace kbcc::transform {
 
 struct IndexSpace {
-  int dims = 1;                         // 1: x only; 2: x and y
+  int dims = 1;                         // 1: x only; 2: x and y; 3: x, y and z
   bool batch = false;                   // reads blockIdx.z / gridDim.z: a batch index the launch keeps
   bool batch_y = false;                 // reads blockIdx.y / gridDim.y in a kernel 1-D in the idiom: the same
   std::vector<GlobalIndex> occurrences; // every use of the idiom
-  std::vector<std::string> bounds[2];   // guard bounds per dimension, in the mapping language
+  std::vector<std::string> bounds[3];   // guard bounds per dimension, in the mapping language
   std::set<std::string> bound_params;   // integer parameters those bounds read
   const clang::CompoundStmt *body = nullptr;
 };
@@ -36,8 +36,10 @@ struct IndexSpace {
 // add or a per-sample layer writes them): a transform that keeps grid.y and
 // grid.z, needs block.y == block.z == 1 (1-D) or block.z == 1 (2-D) and
 // moves threads only within a block's problem keeps every thread's batch
-// index.
-Expected<IndexSpace> index_space(const KernelAst &k, bool allow_2d, bool allow_atomics, bool allow_batch = false);
+// index. With `allow_3d` (and `allow_2d`), a kernel indexed in x, y and z
+// is accepted too (dims 3; blockIdx.z is then no batch).
+Expected<IndexSpace> index_space(const KernelAst &k, bool allow_2d, bool allow_atomics, bool allow_batch = false,
+                                 bool allow_3d = false);
 
 // Preconditions of a launch mapping over `space` whose new launch covers the
 // original's threads of dimension `dim` in units of `unit` threads: the unit
@@ -62,8 +64,10 @@ Expected<Index2D> index_2d(const KernelAst &k, bool allow_batch = false);
 
 // The launch of a 2-D kernel in tiles of `unit_x` x `unit_y` of the original
 // threads, each tile a block of `block_x` x `block_y` threads: grid, block and
-// the preconditions (fixed dimensions, coverage in x and y).
-launch::LaunchMapping tile_mapping(const IndexSpace &space, long unit_x, long unit_y, long block_x, long block_y);
+// the preconditions (fixed dimensions, coverage in x and y). A 3-D kernel's
+// tiles are also `unit_z` deep, in blocks `block_z` deep (coverage in z too).
+launch::LaunchMapping tile_mapping(const IndexSpace &space, long unit_x, long unit_y, long block_x, long block_y,
+                                   long unit_z = 1, long block_z = 1);
 
 // The launch of a 1-D kernel whose threads each run `factor` of the
 // original's (in blocks of `block`): the grid shrinks to cover the same

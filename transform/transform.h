@@ -10,6 +10,7 @@
 #include "support/expected.h"
 #include "transform/ast.h"
 
+#include <array>
 #include <map>
 #include <memory>
 #include <optional>
@@ -100,8 +101,13 @@ std::vector<Params> configurations(const std::vector<Axis> &axes);
 long int_param(const Params &p, const char *key, long fallback);
 
 // The block shape of parameter `key`, "BX" or "BXxBY", as (bx, by) with by =
-// 1 for "BX"; `fallback` parsed when absent; (0, 0) when malformed.
+// 1 for "BX"; `fallback` parsed when absent; (0, 0) when malformed or 3-D.
 std::pair<long, long> shape_param(const Params &p, const char *key, const std::string &fallback);
+
+// The block shape of parameter `key`, "BX", "BXxBY" or "BXxBYxBZ", as
+// {bx, by, bz} with the missing extents 1; `fallback` parsed when absent;
+// {0, 0, 0} when malformed.
+std::array<long, 3> shape3_param(const Params &p, const char *key, const std::string &fallback);
 
 // An Error with code "not-applicable".
 Error not_applicable(const std::string &why);

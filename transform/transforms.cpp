@@ -41,16 +41,26 @@ long int_param(const Params &p, const char *key, long fallback) {
   }
 }
 
-std::pair<long, long> shape_param(const Params &p, const char *key, const std::string &fallback) {
+std::array<long, 3> shape3_param(const Params &p, const char *key, const std::string &fallback) {
   auto it = p.find(key);
   const std::string &v = it == p.end() ? fallback : it->second;
-  try {
-    size_t x = v.find('x');
-    if (x == std::string::npos) return {std::stol(v), 1};
-    return {std::stol(v.substr(0, x)), std::stol(v.substr(x + 1))};
-  } catch (...) {
-    return {0, 0};
+  std::array<long, 3> out{1, 1, 1};
+  size_t at = 0;
+  for (int d = 0; d < 3; ++d) {
+    size_t x = v.find('x', at);
+    std::string part = v.substr(at, x == std::string::npos ? std::string::npos : x - at);
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos || part.size() > 6) return {0, 0, 0};
+    out[d] = std::stol(part);
+    if (x == std::string::npos) return out;
+    at = x + 1;
   }
+  return {0, 0, 0}; // more than three extents
+}
+
+std::pair<long, long> shape_param(const Params &p, const char *key, const std::string &fallback) {
+  auto s = shape3_param(p, key, fallback);
+  if (s[2] != 1) return {0, 0};
+  return {s[0], s[1]};
 }
 
 const std::vector<Transform> &transforms() {

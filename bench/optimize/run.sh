@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The optimization benchmark, for a machine with an NVIDIA GPU.
 #
-# For every app in bench/optimize/{apps,extra,gridstride,atomics,allpairs,gathers,scans,unseen,helpers,batched,templates,cstyle,forms,values,splits} (one naive kernel each) and for two
+# For every app in bench/optimize/{apps,extra,gridstride,atomics,allpairs,gathers,scans,unseen,helpers,batched,templates,cstyle,forms,values,splits,volumes} (one naive kernel each) and for two
 # knowledge bases (the shipped seed KB, and an "empty" KB made by
 # make_empty_kb.py), in a fresh KBCC_DIR each:
 #   build the app with kbcc -> run it (baseline) -> kbcc capture -- app

@@ -34,6 +34,7 @@ GROUPS = [
     ("forms", "Sums accumulated in memory or started from it, filters clamped at the borders"),
     ("values", "Divisors and loop bounds passed as arguments"),
     ("splits", "Rows and columns split from a 1-D index"),
+    ("volumes", "Kernels indexed in x, y and z"),
 ]
 
 

@@ -521,6 +521,58 @@ TEST(Transforms, TransposeStagingLoadsGathersAcrossFirst) {
 }
 
 // A batch (blockIdx.z read outside the idiom): the launch keeps grid.z.
+const char *kStencil3d = R"(__global__ void st(unsigned n, const float *in, float *out) {
+  unsigned z = blockIdx.z * blockDim.z + threadIdx.z;
+  unsigned y = blockIdx.y * blockDim.y + threadIdx.y;
+  unsigned x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (z >= 1 && z < n - 1 && y < n && x < n)
+    out[(z * n + y) * n + x] = in[((z - 1) * n + y) * n + x] + in[((z + 1) * n + y) * n + x];
+})";
+
+TEST(Transforms, BlockSizeOfA3DKernelReshapesAllThreeDimensions) {
+  Output out = applied("block_size", kStencil3d, {{"block", "32x4x2"}});
+  ASSERT_TRUE(out.launch);
+  EXPECT_EQ(out.launch->grid[0], "ceil_div(grid.x * block.x, 32)");
+  EXPECT_EQ(out.launch->grid[1], "ceil_div(grid.y * block.y, 4)");
+  EXPECT_EQ(out.launch->grid[2], "ceil_div(grid.z * block.z, 2)");
+  EXPECT_EQ(out.launch->block[2], "2");
+  const auto &pre = out.launch->preconditions;
+  EXPECT_NE(std::find(pre.begin(), pre.end(), "(grid.z * block.z) % 2 == 0 || (n - 1) <= grid.z * block.z"), pre.end());
+  EXPECT_EQ(std::count(pre.begin(), pre.end(), "block.z == 1"), 0);
+  EXPECT_EQ(std::count(pre.begin(), pre.end(), "grid.z == 1"), 0);
+  EXPECT_NE(out.source.find("__launch_bounds__(256)"), std::string::npos);
+  Parsed p(kStencil3d);
+  for (const char *bad : {"32x4x128", "64x8x4", "32x4x0", "32x4x2x2", "32xx4"})
+    EXPECT_FALSE(find_transform("block_size")->apply(p.in, {{"block", bad}})) << bad;
+  Parsed two(kMatmul);
+  EXPECT_FALSE(find_transform("block_size")->apply(two.in, {{"block", "32x4x2"}})) << "a 2-D kernel keeps block.z 1";
+  // blockIdx.z read outside the idiom of a kernel indexed in z is no batch.
+  std::string batch = kStencil3d;
+  batch.replace(batch.find("in[((z - 1)"), 3, "in[blockIdx.z + ");
+  EXPECT_NE(refusal("block_size", batch).find("outside the global-index idiom"), std::string::npos);
+  // Transforms that keep to one or two dimensions still refuse it.
+  EXPECT_EQ(refusal("smem_tiling", kStencil3d).rfind("the kernel indexes the z dimension", 0), 0u);
+}
+
+TEST(Transforms, CoarseningOfA3DKernelTakesConsecutivePlanes) {
+  Output out = applied("thread_coarsening", kStencil3d, {{"factor", "4"}, {"block", "64x4x1"}});
+  EXPECT_NE(out.source.find("(unsigned long long)(blockIdx.z * blockDim.z + threadIdx.z) * 4ull + __kbcc_k;"),
+            std::string::npos)
+      << out.source;
+  EXPECT_NE(out.source.find("unsigned z = ((decltype(blockIdx.z * blockDim.z + threadIdx.z))(__kbcc_row));"),
+            std::string::npos);
+  EXPECT_NE(out.source.find("unsigned y = blockIdx.y * blockDim.y + threadIdx.y;"), std::string::npos);
+  ASSERT_TRUE(out.launch);
+  EXPECT_EQ(out.launch->grid[1], "ceil_div(grid.y * block.y, 4)");
+  EXPECT_EQ(out.launch->grid[2], "ceil_div(grid.z * block.z, 4)");
+  EXPECT_EQ(out.launch->block[2], "1");
+  const auto &pre = out.launch->preconditions;
+  EXPECT_NE(std::find(pre.begin(), pre.end(), "(grid.z * block.z) % 4 == 0 || (n - 1) <= grid.z * block.z"), pre.end());
+  Parsed p(kStencil3d);
+  EXPECT_FALSE(find_transform("thread_coarsening")->apply(p.in, {{"factor", "4"}, {"block", "16x4x4"}}))
+      << "a block row must be whole warps";
+}
+
 TEST(Transforms, BatchesKeepGridZ) {
   const char *batch = R"(__global__ void scale(int n, const float *x, float *y) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
