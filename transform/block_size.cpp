@@ -32,20 +32,7 @@ Expected<Output> apply(const Input &in, const Params &params) {
   }
   Output out;
   out.source = with_launch_bounds(in.source, bx * by * bz);
-  launch::LaunchMapping m;
-  m.grid = {"ceil_div(grid.x * block.x, " + std::to_string(bx) + ")", grid_y(*s), grid_z(*s)};
-  m.block = {std::to_string(bx), "1", "1"};
-  long extents[3] = {bx, by, bz};
-  for (int d = 1; d < s->dims; ++d) {
-    std::string axis(1, "xyz"[d]);
-    m.grid[d] = "ceil_div(grid." + axis + " * block." + axis + ", " + std::to_string(extents[d]) + ")";
-    m.block[d] = std::to_string(extents[d]);
-  }
-  m.shared = "0";
-  m.preconditions = fixed_dims_preconditions(*s);
-  for (int d = 0; d < s->dims; ++d)
-    m.preconditions.push_back(coverage_precondition(*s, d, extents[d]));
-  out.launch = m;
+  out.launch = s->dims == 1 ? coarse_mapping(*s, bx, 1) : tile_mapping(*s, bx, by, bx, by, bz, bz);
   out.numerics = cache::kNumericsExact;
   out.size_params.assign(s->bound_params.begin(), s->bound_params.end());
   return out;
