@@ -6,6 +6,9 @@
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
+#include <unistd.h>
+#include <vector>
 
 namespace kbcc::remote::test {
 namespace {
@@ -36,9 +39,26 @@ cache::VariantRecord sample_variant(const std::string &hash, const std::string &
   return r;
 }
 
+// The directories temp_dir() made, removed when the test program exits (by
+// the process that made them, not by a forked child).
+struct MadeDirs {
+  std::mutex lock;
+  std::vector<std::string> dirs;
+  pid_t owner = ::getpid();
+  ~MadeDirs() {
+    if (::getpid() == owner)
+      for (const std::string &d : dirs)
+        remove_all(d);
+  }
+};
+
 std::string temp_dir() {
+  static MadeDirs made;
   auto d = make_temp_dir("kbcc-remote-test");
-  return d ? *d : std::string("/tmp");
+  if (!d) return "/tmp";
+  std::lock_guard<std::mutex> hold(made.lock);
+  made.dirs.push_back(*d);
+  return *d;
 }
 
 Server::Server(Kind kind) : kind_(kind), dir_(temp_dir()) {
@@ -101,11 +121,10 @@ Server::~Server() {
 namespace {
 // Keeps every test away from ~/.cache/kbcc: a private KBCC_DIR and log.
 struct PrivateKbccDir {
-  std::string dir = kbcc::remote::test::temp_dir();
   PrivateKbccDir() {
+    std::string dir = kbcc::remote::test::temp_dir();
     setenv("KBCC_DIR", dir.c_str(), 1);
     setenv("KBCC_LOG", (dir + "/kbcc.log").c_str(), 1);
   }
-  ~PrivateKbccDir() { kbcc::remove_all(dir); }
 } private_kbcc_dir;
 } // namespace

@@ -36,7 +36,7 @@ private:
 cache::VariantRecord sample_variant(const std::string &hash = "0123456789abcdef0123456789abcdef",
                                     const std::string &arch = "sm_90", double median_us = 5);
 
-// A fresh temporary directory (removed by the caller or left in $TMPDIR).
+// A fresh temporary directory in $TMPDIR, removed when the test program exits.
 std::string temp_dir();
 
 } // namespace kbcc::remote::test
