@@ -101,7 +101,8 @@ std::vector<Params> configurations(const std::vector<Axis> &axes);
 long int_param(const Params &p, const char *key, long fallback);
 
 // The block shape of parameter `key`, "BX" or "BXxBY", as (bx, by) with by =
-// 1 for "BX"; `fallback` parsed when absent; (0, 0) when malformed or 3-D.
+// 1 for "BX"; `fallback` parsed when absent; (0, 0) when malformed or when
+// it has a third extent other than 1.
 std::pair<long, long> shape_param(const Params &p, const char *key, const std::string &fallback);
 
 // The block shape of parameter `key`, "BX", "BXxBY" or "BXxBYxBZ", as
