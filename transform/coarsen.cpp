@@ -96,17 +96,13 @@ Expected<Output> coarsen_apply(const Input &in, const Params &params) {
   Edits e;
   long factor = int_param(params, "factor", 4);
   if (factor < 2 || factor > 64) return not_applicable("factor out of range");
-  if (s->dims == 3) {
-    auto [bx, by, bz] = shape3_param(params, "block", "64x4x1");
-    if (bx < 32 || by < 1 || bz < 1 || bz > 64 || bx * by * bz > 1024 || bx % 32 != 0)
-      return not_applicable("block is not a valid 3-D shape");
+  if (s->dims > 1) { // consecutive rows (2-D) or planes (3-D) per thread
+    auto [bx, by, bz] = shape3_param(params, "block", s->dims == 3 ? "64x4x1" : "32x8");
+    if (bx < 32 || by < 1 || bz < 1 || bz > 64 || bx * by * bz > 1024 || bx % 32 != 0 || (s->dims == 2 && bz != 1))
+      return not_applicable("block is not a valid " + std::to_string(s->dims) + "-D shape");
     if (auto st = coarsen_rows(*in.ast, *s, factor, e); !st) return st.error();
-    out.launch = tile_mapping(*s, bx, by, bx, by, bz * factor, bz);
-  } else if (s->dims == 2) {
-    auto [bx, by] = shape_param(params, "block", "32x8");
-    if (bx < 32 || by < 1 || bx * by > 1024 || bx % 32 != 0) return not_applicable("block is not a valid 2-D shape");
-    if (auto st = coarsen_rows(*in.ast, *s, factor, e); !st) return st.error();
-    out.launch = tile_mapping(*s, bx, by * factor, bx, by);
+    out.launch =
+        s->dims == 3 ? tile_mapping(*s, bx, by, bx, by, bz * factor, bz) : tile_mapping(*s, bx, by * factor, bx, by);
   } else {
     long block = int_param(params, "block", 256);
     if (!valid_block(block)) return not_applicable("block out of range");

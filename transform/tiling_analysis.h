@@ -7,9 +7,10 @@
 // atomics; the top level is: statements that touch no memory (but for an
 // accumulator declared after the guard, alone, whose initializer only reads
 // memory), at most one early-return guard (its terms each depend on row
-// only, col only or neither), one counted loop over k whose bounds are the same for every
-// thread, whose writes are accumulations and whose loads depend on (row, k),
-// (k, col), k only, or neither, and then the statements that use the results.
+// only, col only or neither), one counted loop over k whose bounds are the
+// same for every thread, whose writes are accumulations and whose loads
+// depend on (row, k), (k, col), k only, or neither, and then the statements
+// that use the results.
 // The guard may instead be the body's last statement `if (T1 && T2 ...) { ... }`
 // holding the rest (the thread's work under its bounds check): its terms then
 // say when the thread works.
