@@ -43,7 +43,12 @@
 // starts with a loop nest whose innermost body holds every served read,
 // stores nothing and leaves only by `continue`, the staged copies run the
 // rows inside that body (what the rows share is computed once per step).
-// Each row's operations keep their order, so results are bit-identical.
+// With `cols` = 4 a thread also runs four consecutive columns of each row;
+// when the nest's innermost loop steps every read's column (x + t + c, one
+// c and one row for all reads) and the elements are 4-byte scalars, it keeps
+// per row of items a register window of the tile, loaded 16 bytes at a time
+// (tile rows padded to 4 elements, the buffer aligned).
+// Each item's operations keep their order, so results are bit-identical.
 #include "transform/halo.h"
 
 #include "cache/variant.h"
@@ -123,7 +128,7 @@ struct Decided {
 struct Halo {
   Index2D index;
   const ParmVarDecl *array = nullptr;
-  std::string stride, element;
+  std::string stride, element, vector; // vector: the element's 4-vector type, if any
   std::string clamp[2], clamp_type[2]; // every read's clamp per dimension (Coord::clamp, type), if any
   std::vector<HaloRead> reads;
   std::map<const VarDecl *, std::pair<std::string, std::string>> bounds; // loop var: first, last + 1
@@ -139,6 +144,17 @@ struct Halo {
 };
 
 const VarDecl *dim_var(const Halo &h, int d) { return d == 0 ? h.index.x : h.index.y; }
+
+// The original threads a thread runs: `cols` consecutive ones along x times
+// `rows` along y, blockDim.y apart. Item q is column q % cols of row
+// q / cols.
+struct Items {
+  long rows = 1, cols = 1;
+  long count() const { return rows * cols; }
+  // Item `q`'s row and column (of the thread's), as text.
+  std::string row(const std::string &q) const { return cols == 1 ? q : "(" + q + " / " + std::to_string(cols) + "u)"; }
+  std::string col(const std::string &q) const { return "(" + q + " % " + std::to_string(cols) + "u)"; }
+};
 
 // `e` without parentheses, implicit casts and explicit casts between
 // integers of 32 bits or more.
@@ -679,6 +695,7 @@ Expected<Halo> analyze(const KernelAst &k) {
         h.bounds[l.var] = {*block_text(k, l.init), l.inclusive ? "(" + hi + " + 1)" : hi};
       }
     h.element = type_text(p->getType()->getPointeeType(), k.context());
+    h.vector = vector_of(p->getType()->getPointeeType());
     find_decided(k, h);
     return h;
   }
@@ -691,19 +708,24 @@ bool spans(const KernelAst &k, const Stmt *s) {
   return k.span(s->getSourceRange(), b, x);
 }
 
-// Replacements that make code run as item `q` of the thread (rows
-// `blockDim.y` apart): the y index reads the item's row, hoisted locals
-// their own element, and `return` jumps to `label`.
-std::vector<Repl> item_repls(const KernelAst &k, const Halo &h, long rows, const std::string &label,
+// Replacements that make code run as item `q` of the thread: the x and y
+// indexes read the item's column and row, hoisted locals their own element,
+// and `return` jumps to `label`.
+std::vector<Repl> item_repls(const KernelAst &k, const Halo &h, const Items &items, const std::string &label,
                              const std::string &q = "__kbcc_q") {
   std::vector<Repl> out;
   const std::string &src = k.source();
   for (const GlobalIndex &g : h.index.space.occurrences) {
     size_t b = 0, x = 0;
-    if (g.dim == 1 && k.span(g.expr->getSourceRange(), b, x))
+    if (!k.span(g.expr->getSourceRange(), b, x)) continue;
+    if (g.dim == 1)
       out.push_back({b, x,
-                     as_index(src.substr(b, x - b), "blockIdx.y * blockDim.y * " + std::to_string(rows) +
-                                                        "u + threadIdx.y + __kbcc_q * blockDim.y")});
+                     as_index(src.substr(b, x - b), "blockIdx.y * blockDim.y * " + std::to_string(items.rows) +
+                                                        "u + threadIdx.y + " + items.row(q) + " * blockDim.y")});
+    if (g.dim == 0 && items.cols > 1)
+      out.push_back({b, x,
+                     as_index(src.substr(b, x - b), "(blockIdx.x * blockDim.x + threadIdx.x) * " +
+                                                        std::to_string(items.cols) + "u + " + items.col(q))});
   }
   walk(h.index.space.body, [&](const Stmt *s) {
     size_t b = 0, x = 0;
@@ -718,19 +740,19 @@ std::vector<Repl> item_repls(const KernelAst &k, const Halo &h, long rows, const
   return out;
 }
 
-// An unrolled loop over the thread's `rows` items running `body`.
-std::string per_item(long rows, const std::string &body) {
-  return "  #pragma unroll\n  for (int __kbcc_q = 0; __kbcc_q < " + std::to_string(rows) + "; ++__kbcc_q) {\n" + body +
-         "  }\n";
+// An unrolled loop over the thread's items running `body`.
+std::string per_item(const Items &items, const std::string &body) {
+  return "  #pragma unroll\n  for (int __kbcc_q = 0; __kbcc_q < " + std::to_string(items.count()) +
+         "; ++__kbcc_q) {\n" + body + "  }\n";
 }
 
 // The statements before staging, once per item: those before `h.first`
 // (from `open`), where declarations become assignments of the hoisted
 // locals (one element per item), and `return` (or a wrapper's test failing)
 // ends the item, which then takes no part.
-std::string prologue_text(const KernelAst &k, const Halo &h, long rows, size_t open) {
+std::string prologue_text(const KernelAst &k, const Halo &h, const Items &items, size_t open) {
   const std::string &src = k.source();
-  std::vector<Repl> repls = item_repls(k, h, rows, "__kbcc_p");
+  std::vector<Repl> repls = item_repls(k, h, items, "__kbcc_p");
   for (const Stmt *st : h.before)
     if (const auto *d = dyn_cast<DeclStmt>(st)) {
       std::string text;
@@ -743,8 +765,8 @@ std::string prologue_text(const KernelAst &k, const Halo &h, long rows, size_t o
       repls.push_back({statement_begin(k, d), statement_end(k, d), text.empty() ? ";" : text});
     }
   repls = disjoint(repls);
-  std::string R = std::to_string(rows), out;
-  out += item_declarations(k, h.hoisted, rows);
+  std::string R = std::to_string(items.count()), out;
+  out += item_declarations(k, h.hoisted, items.count());
   out += "  bool __kbcc_live[" + R + "];\n";
   std::string item = "    __kbcc_live[__kbcc_q] = false;\n";
   size_t first = statement_begin(k, h.first);
@@ -761,15 +783,18 @@ std::string prologue_text(const KernelAst &k, const Halo &h, long rows, size_t o
   for (const Stmt *st : h.before)
     jumps = jumps || has_return(st);
   item += "\n    __kbcc_live[__kbcc_q] = true;\n" + std::string(jumps ? "    __kbcc_p:;\n" : "");
-  return out + per_item(rows, item) + "  bool __kbcc_all = true;\n" +
-         per_item(rows, "    __kbcc_all = __kbcc_all && __kbcc_live[__kbcc_q];\n");
+  return out + per_item(items, item) + "  bool __kbcc_all = true;\n" +
+         per_item(items, "    __kbcc_all = __kbcc_all && __kbcc_live[__kbcc_q];\n");
 }
 
 // The block's ranges, its footprint and the staging of the elements its
-// reads load. The block's outputs span blockDim.x x (blockDim.y * rows).
-std::string staging_text(const KernelAst &k, const Halo &h, long rows, long cap) {
-  std::string out =
-      "  const long long __kbcc_ex = blockDim.x, __kbcc_ey = (long long)blockDim.y * " + std::to_string(rows) + ";\n";
+// reads load. The block's outputs span (blockDim.x * cols) x (blockDim.y *
+// rows). With several columns per thread, the tile's rows are a multiple of
+// 4 elements long and 16-byte aligned, for the register window's loads.
+std::string staging_text(const KernelAst &k, const Halo &h, const Items &items, long cap) {
+  std::string out = std::string("  const long long __kbcc_ex = ") +
+                    (items.cols == 1 ? "blockDim.x" : "(long long)blockDim.x * " + std::to_string(items.cols)) +
+                    ", __kbcc_ey = (long long)blockDim.y * " + std::to_string(items.rows) + ";\n";
   out += "  const long long __kbcc_bx = (long long)blockIdx.x * __kbcc_ex, __kbcc_by = (long long)blockIdx.y * "
          "__kbcc_ey;\n";
   out += "  long long __kbcc_x0 = 0, __kbcc_x1 = -1, __kbcc_y0 = 0, __kbcc_y1 = -1;\n  bool __kbcc_any = false;\n";
@@ -810,11 +835,15 @@ std::string staging_text(const KernelAst &k, const Halo &h, long rows, long cap)
     need += (need.empty() ? "(" : " || (") + all + ")";
   }
   std::string C = std::to_string(cap);
-  out += "  const long long __kbcc_fh = __kbcc_y1 - __kbcc_y0 + __kbcc_ey, __kbcc_fw = __kbcc_x1 - __kbcc_x0 + "
-         "__kbcc_ex;\n";
+  out += "  const long long __kbcc_fh = __kbcc_y1 - __kbcc_y0 + __kbcc_ey, __kbcc_fw = " +
+         std::string(items.cols == 1 ? "__kbcc_x1 - __kbcc_x0 + __kbcc_ex"
+                                     : "(__kbcc_x1 - __kbcc_x0 + __kbcc_ex + 3) / 4 * 4") +
+         ";\n";
   out += "  const bool __kbcc_fast = __syncthreads_and(__kbcc_all && __kbcc_any && __kbcc_fh <= " + C +
          " && __kbcc_fw <= " + C + " && __kbcc_fh * __kbcc_fw <= " + C + ");\n";
-  out += "  __shared__ " + h.element + " __kbcc_tile[" + C + "];\n";
+  out += items.cols == 1
+             ? "  __shared__ " + h.element + " __kbcc_tile[" + C + "];\n"
+             : "  __shared__ __align__(16) " + h.element + " __kbcc_tile[" + std::to_string(cap + 8) + "];\n";
   out += "  if (__kbcc_fast) {\n";
   out += "    const int __kbcc_fhi = (int)__kbcc_fh, __kbcc_fwi = (int)__kbcc_fw;\n" + rects;
   out += "    for (int __kbcc_ty = threadIdx.y; __kbcc_ty < __kbcc_fhi; __kbcc_ty += blockDim.y) {\n";
@@ -850,22 +879,34 @@ bool returns_in(const KernelAst &k, const Halo &h, size_t b, size_t x) {
   return found;
 }
 
+// Where read `i` of item `q` lies in the tile, as text: its column and row
+// (tile coordinates, unsigned), each with its loop variable when it has one
+// unless `without_loop` for that dimension.
+std::string tile_coord(const Halo &h, const Items &items, size_t i, int d, const std::string &q,
+                       bool without_loop = false) {
+  const Coord &c = h.reads[i].at[d];
+  std::string at = d == 0 ? (items.cols == 1 ? "threadIdx.x"
+                                             : "threadIdx.x * " + std::to_string(items.cols) + "u + " + items.col(q)) +
+                                " + __kbcc_ox" + std::to_string(i)
+                          : "threadIdx.y + " + items.row(q) + " * blockDim.y + __kbcc_oy" + std::to_string(i);
+  if (c.loop && !without_loop) at += (c.sign > 0 ? " + (unsigned)" : " - (unsigned)") + c.loop->getName().str();
+  return at;
+}
+
 // The replacements of a staged copy: reads served from the tile (item
-// `__kbcc_q`), the decided conditions' values when `decide`, and
-// declarations in [b, x) marked unused (the reads and conditions may have
-// been their only uses).
-std::vector<Repl> served_repls(const KernelAst &k, const Halo &h, bool decide, size_t b, size_t x) {
+// `__kbcc_q`), or by `window` when given, the decided conditions' values
+// when `decide`, and declarations in [b, x) marked unused (the reads and
+// conditions may have been their only uses).
+std::vector<Repl> served_repls(const KernelAst &k, const Halo &h, const Items &items, bool decide, size_t b, size_t x,
+                               const std::string &window = "") {
   std::vector<Repl> repls;
   for (size_t i = 0; i < h.reads.size(); ++i) {
-    const HaloRead &r = h.reads[i];
     size_t rb = 0, rx = 0;
-    k.span(r.read->getSourceRange(), rb, rx);
-    std::string at[2] = {"threadIdx.x + __kbcc_ox" + std::to_string(i),
-                         "threadIdx.y + __kbcc_q * blockDim.y + __kbcc_oy" + std::to_string(i)};
-    for (int d = 0; d < 2; ++d)
-      if (const Coord &c = r.at[d]; c.loop)
-        at[d] += (c.sign > 0 ? " + (unsigned)" : " - (unsigned)") + c.loop->getName().str();
-    repls.push_back({rb, rx, "__kbcc_tile[(" + at[1] + ") * __kbcc_fwu + " + at[0] + "]"});
+    k.span(h.reads[i].read->getSourceRange(), rb, rx);
+    repls.push_back({rb, rx,
+                     !window.empty() ? window
+                                     : "__kbcc_tile[(" + tile_coord(h, items, i, 1, "__kbcc_q") + ") * __kbcc_fwu + " +
+                                           tile_coord(h, items, i, 0, "__kbcc_q") + "]"});
   }
   if (decide)
     for (const auto &[cond, d] : h.decided) {
@@ -886,52 +927,126 @@ std::vector<Repl> served_repls(const KernelAst &k, const Halo &h, bool decide, s
 
 // [b, x) of the definition once per item (live items only unless `all_live`),
 // `label` ending the item.
-std::string items_text(const KernelAst &k, const Halo &h, long rows, size_t b, size_t x, std::vector<Repl> repls,
-                       bool all_live, const std::string &label) {
-  for (Repl &r : item_repls(k, h, rows, label))
+std::string items_text(const KernelAst &k, const Halo &h, const Items &items, size_t b, size_t x,
+                       std::vector<Repl> repls, bool all_live, const std::string &label) {
+  for (Repl &r : item_repls(k, h, items, label))
     repls.push_back(std::move(r));
-  return per_item(rows, std::string(all_live ? "" : "    if (!__kbcc_live[__kbcc_q]) continue;\n") + "    {\n" +
-                            spliced(k.source(), b, x, disjoint(repls)) + "\n    }\n" +
-                            (returns_in(k, h, b, x) ? "    " + label + ":;\n" : ""));
+  return per_item(items, std::string(all_live ? "" : "    if (!__kbcc_live[__kbcc_q]) continue;\n") + "    {\n" +
+                             spliced(k.source(), b, x, disjoint(repls)) + "\n    }\n" +
+                             (returns_in(k, h, b, x) ? "    " + label + ":;\n" : ""));
+}
+
+// The nest's innermost loop over t with a register window, for a thread
+// with four columns: per row of items, the elements its columns read at a
+// step are t's four consecutive elements of a tile row, and over four steps
+// eight, which the thread loads with two 16-byte reads of the tile (the
+// window's first element is 16-byte aligned: every read's column is x + t +
+// c with one c, so the tile starts at the first step's column). `step(read,
+// end)` is one step of every item, its reads served by `read` and its
+// `continue` jumping to `end`.
+std::string window_text(const Halo &h, const Items &items,
+                        const std::function<std::string(const std::string &, const std::string &)> &step,
+                        const std::string &label) {
+  const VarDecl *t = h.reads.front().at[0].loop;
+  const auto &[first, end] = h.bounds.at(t);
+  const std::string R = std::to_string(items.rows), V = h.vector, T = type_text(t->getType(), t->getASTContext());
+  auto unpack = [&](const std::string &from, int slot) {
+    std::string out = "{ const " + V + " __kbcc_u = " + from + ";";
+    for (int i = 0; i < 4; ++i)
+      out += " __kbcc_v[__kbcc_wr][" + std::to_string(slot + i) + "] = __kbcc_u." + "xyzw"[i] + ";";
+    return out + " }";
+  };
+  auto rows = [&](const std::string &body) {
+    return "      #pragma unroll\n      for (int __kbcc_wr = 0; __kbcc_wr < " + R + "; ++__kbcc_wr) " + body + "\n";
+  };
+  std::string read = "__kbcc_v[" + items.row("__kbcc_q") + "][" + items.col("__kbcc_q") + " + __kbcc_s]";
+  auto steps = [&](const std::string &guard, const std::string &end_label) {
+    return "      #pragma unroll\n      for (int __kbcc_s = 0; __kbcc_s < 4; ++__kbcc_s) " + guard +
+           "{\n      __attribute__((unused)) const " + T + " " + t->getName().str() + " = (" + T +
+           ")(__kbcc_t + __kbcc_s);\n" + per_item(items, step(read, end_label)) + "      }\n";
+  };
+  std::string loads = rows(unpack("__kbcc_sv[__kbcc_wr][__kbcc_g + 1]", 4));
+  std::string out = "{\n    const long long __kbcc_wlo = (long long)" + first + ", __kbcc_whi = (long long)" + end +
+                    ";\n    const " + V + " *__kbcc_sv[" + R + "];\n    " + h.element + " __kbcc_v[" + R + "][8];\n";
+  out +=
+      rows("{\n        __kbcc_sv[__kbcc_wr] = reinterpret_cast<const " + V + " *>(__kbcc_tile + ((" +
+           tile_coord(h, items, 0, 1, "__kbcc_wr * 4") + ") * __kbcc_fwu + " + tile_coord(h, items, 0, 0, "0", true) +
+           " + (unsigned)__kbcc_wlo));\n        " + unpack("__kbcc_sv[__kbcc_wr][0]", 0) + "\n      }");
+  out += "    long long __kbcc_t = __kbcc_wlo;\n    unsigned __kbcc_g = 0;\n";
+  out += "    for (; __kbcc_t + 4 <= __kbcc_whi; __kbcc_t += 4, ++__kbcc_g) {\n" + loads + steps("", label + "s");
+  out += rows("{\n        #pragma unroll\n        for (int __kbcc_s = 0; __kbcc_s < 4; ++__kbcc_s) "
+              "__kbcc_v[__kbcc_wr][__kbcc_s] = __kbcc_v[__kbcc_wr][__kbcc_s + 4];\n      }") +
+         "    }\n";
+  // The steps left over: one more group, its loads within the buffer's
+  // slack past the footprint, its steps past the loop skipped.
+  return out + "    if (__kbcc_t < __kbcc_whi) {\n" + loads +
+         steps("if (__kbcc_t + __kbcc_s < __kbcc_whi) ", label + "r") + "    }\n  }";
 }
 
 // One copy of the statements after staging ([b, x) of the definition): the
 // original per live item (`fast` false), or with the reads served from the
 // tile and, when `decide`, the decided conditions replaced by their values.
 // With a nest, the staged copies run the items inside its innermost body, so
-// what they share (loop counters, uniform loads) is computed once per step.
-// `label` names the copy's jump targets.
-std::string main_text(const KernelAst &k, const Halo &h, long rows, size_t b, size_t x, bool fast, bool decide,
+// what they share (loop counters, uniform loads) is computed once per step;
+// with several columns per thread, its innermost loop keeps a register
+// window. `label` names the copy's jump targets.
+std::string main_text(const KernelAst &k, const Halo &h, const Items &items, size_t b, size_t x, bool fast, bool decide,
                       const std::string &label) {
-  if (!fast) return items_text(k, h, rows, b, x, {}, false, label);
-  std::vector<Repl> served = served_repls(k, h, decide, b, x);
-  if (h.nest.empty()) return items_text(k, h, rows, b, x, served, true, label);
+  if (!fast) return items_text(k, h, items, b, x, {}, false, label);
+  std::vector<Repl> served = served_repls(k, h, items, decide, b, x);
+  if (h.nest.empty()) return items_text(k, h, items, b, x, served, true, label);
   const std::string &src = k.source();
   size_t nb = statement_begin(k, h.nest.front()), ne = statement_end(k, h.nest.front()), ib = 0, ie = 0;
   const Stmt *inner = h.nest.back()->getBody();
   k.span(inner->getSourceRange(), ib, ie);
   if (!isa<CompoundStmt>(inner)) ie = past_semicolon(src, ie);
   // The loop headers are shared: hoisted locals there (uniform) read item 0's.
-  std::vector<Repl> header = served, body = served;
-  for (Repl &r : item_repls(k, h, rows, label, "0"))
+  std::vector<Repl> header = served;
+  for (Repl &r : item_repls(k, h, items, label, "0"))
     header.push_back(std::move(r));
-  for (Repl &r : item_repls(k, h, rows, label))
-    body.push_back(std::move(r));
-  bool continues = false; // of the innermost loop: they end the item's step
-  std::function<void(const Stmt *)> visit = [&](const Stmt *s) {
-    if (!s || isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s)) return;
-    size_t cb = 0, cx = 0;
-    if (isa<ContinueStmt>(s) && k.span(s->getSourceRange(), cb, cx)) {
-      body.push_back({cb, past_semicolon(src, cx), "goto " + label + "s;"});
-      continues = true;
-    }
-    for (const Stmt *c : s->children())
-      visit(c);
+  // One step of the innermost body for each item, a `continue` ending the
+  // item's step at `end`.
+  auto step = [&](const std::string &read, const std::string &end) {
+    std::vector<Repl> body = read.empty() ? served : served_repls(k, h, items, decide, b, x, read);
+    for (Repl &r : item_repls(k, h, items, label))
+      body.push_back(std::move(r));
+    bool continues = false;
+    std::function<void(const Stmt *)> visit = [&](const Stmt *s) {
+      if (!s || isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s)) return;
+      size_t cb = 0, cx = 0;
+      if (isa<ContinueStmt>(s) && k.span(s->getSourceRange(), cb, cx)) {
+        body.push_back({cb, past_semicolon(src, cx), "goto " + end + ";"});
+        continues = true;
+      }
+      for (const Stmt *c : s->children())
+        visit(c);
+    };
+    visit(inner);
+    return spliced(src, ib, ie, disjoint(body)) + "\n" + (continues ? "    " + end + ":;\n" : "");
   };
-  visit(inner);
-  std::string step = spliced(src, ib, ie, disjoint(body)) + "\n" + (continues ? "    " + label + "s:;\n" : "");
-  return spliced(src, nb, ib, disjoint(header)) + "{\n" + per_item(rows, step) + "  }" +
-         spliced(src, ie, ne, disjoint(header)) + "\n" + items_text(k, h, rows, ne, x, served, true, label);
+  std::string nest =
+      items.cols == 1
+          ? spliced(src, nb, ib, disjoint(header)) + "{\n" + per_item(items, step("", label + "s")) + "  }"
+          : spliced(src, nb, statement_begin(k, h.nest.back()), disjoint(header)) + window_text(h, items, step, label);
+  return nest + spliced(src, ie, ne, disjoint(header)) + "\n" + items_text(k, h, items, ne, x, served, true, label);
+}
+
+// Why the nest's innermost loop cannot keep a register window of four
+// columns per thread; empty when it can: the tile's elements are 4-byte
+// scalars, and every served read sits right in the innermost body at column
+// x + t + c (t that loop's variable), the same column and row as the others.
+std::string window_refusal(const Halo &h) {
+  if (h.nest.empty()) return "the reads are not all in the innermost body of a loop nest";
+  if (h.vector.empty()) return "the staged elements are not 4-byte scalars";
+  const HaloRead &r0 = h.reads.front();
+  for (const HaloRead &r : h.reads) {
+    if (r.loops.size() != h.nest.size()) return "a read lies in a loop inside the nest";
+    const Coord &x = r.at[0], &y = r.at[1];
+    if (x.loop != r.loops.back().var || x.sign != 1) return "a read's column does not step up with the innermost loop";
+    if (x.c != r0.at[0].c || y.loop != r0.at[1].loop || y.sign != r0.at[1].sign || y.c != r0.at[1].c)
+      return "the reads are at different offsets";
+  }
+  return "";
 }
 
 } // namespace
@@ -939,7 +1054,14 @@ std::string main_text(const KernelAst &k, const Halo &h, long rows, size_t b, si
 Expected<std::vector<Axis>> halo_space(const Input &in) {
   auto h = analyze(*in.ast);
   if (!h) return h.error();
-  return std::vector<Axis>{{"rows", {"4", "2", "1"}}, {"block", {"32x4", "32x8", "64x4", "16x16"}}};
+  // With the register window, fewer rows per thread measured faster (a
+  // thread already computes four columns per row).
+  bool window = window_refusal(*h).empty();
+  std::vector<Axis> axes{
+      {"rows", window ? std::vector<std::string>{"2", "1", "4"} : std::vector<std::string>{"4", "2", "1"}},
+      {"block", {"32x4", "32x8", "64x4", "16x16"}}};
+  if (window) axes.insert(axes.begin(), Axis{"cols", {"4", "1"}});
+  return axes;
 }
 
 Expected<Output> halo_apply(const Input &in, const Params &params) {
@@ -947,9 +1069,12 @@ Expected<Output> halo_apply(const Input &in, const Params &params) {
   auto h = analyze(k);
   if (!h) return h.error();
   auto [bx, by] = shape_param(params, "block", "32x4");
-  long rows = int_param(params, "rows", 4);
+  Items items{int_param(params, "rows", 4), int_param(params, "cols", 1)};
   if (bx < 1 || by < 1 || bx * by > 1024 || (bx * by) % 32 != 0) return not_applicable("block out of range");
-  if (rows < 1 || rows > 8) return not_applicable("rows is not 1 to 8");
+  if (items.rows < 1 || items.rows > 8) return not_applicable("rows is not 1 to 8");
+  if (items.cols != 1 && items.cols != 4) return not_applicable("cols is not 1 or 4");
+  if (std::string why = window_refusal(*h); items.cols > 1 && !why.empty())
+    return not_applicable("cols = 4 needs a register window: " + why);
   const CompoundStmt *body = h->index.space.body;
   bool in_macro = false;
   walk(body, [&](const Stmt *s) {
@@ -973,8 +1098,8 @@ Expected<Output> halo_apply(const Input &in, const Params &params) {
   if (h->wrapper) xe = k.offset(cast<CompoundStmt>(h->wrapper->getThen())->getRBracLoc());
   if (xb == std::string::npos || xe == std::string::npos)
     return not_applicable("part of the body is written in a macro");
-  long cap = (bx + 32) * (by * rows + 32);
-  std::string out = "\n" + prologue_text(k, *h, rows, open + 1) + staging_text(k, *h, rows, cap);
+  long cap = items.cols == 1 ? (bx + 32) * (by * items.rows + 32) : (bx * items.cols + 32) * (by * items.rows + 16);
+  std::string out = "\n" + prologue_text(k, *h, items, open + 1) + staging_text(k, *h, items, cap);
   out += "  const unsigned __kbcc_fwu = (unsigned)__kbcc_fw;\n";
   for (size_t i = 0; i < h->reads.size(); ++i)
     for (int d = 0; d < 2; ++d) {
@@ -987,19 +1112,19 @@ Expected<Output> halo_apply(const Input &in, const Params &params) {
     for (const std::string &c : d.checks)
       decided += " && " + c;
   if (!h->decided.empty())
-    out += "  if (__kbcc_fast && " + decided + ") {\n" + main_text(k, *h, rows, xb, xe, true, true, "__kbcc_e2") +
+    out += "  if (__kbcc_fast && " + decided + ") {\n" + main_text(k, *h, items, xb, xe, true, true, "__kbcc_e2") +
            "  } else ";
   else
     out += "  ";
-  out += "if (__kbcc_fast) {\n" + main_text(k, *h, rows, xb, xe, true, false, "__kbcc_e1") + "  } else {\n" +
-         main_text(k, *h, rows, xb, xe, false, false, "__kbcc_e0") + "  }\n";
+  out += "if (__kbcc_fast) {\n" + main_text(k, *h, items, xb, xe, true, false, "__kbcc_e1") + "  } else {\n" +
+         main_text(k, *h, items, xb, xe, false, false, "__kbcc_e0") + "  }\n";
   Edits e;
   e.replace(open + 1, close, out);
   auto text = e.apply(k.source());
   if (!text) return text.error();
   Output o;
   o.source = *text;
-  o.launch = tile_mapping(h->index.space, bx, by * rows, bx, by);
+  o.launch = tile_mapping(h->index.space, bx * items.cols, by * items.rows, bx, by);
   o.numerics = cache::kNumericsExact;
   o.size_params.assign(h->index.space.bound_params.begin(), h->index.space.bound_params.end());
   return o;

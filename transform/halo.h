@@ -8,9 +8,11 @@
 
 namespace kbcc::transform {
 
-// The parameter axes (block shape), or Error "not-applicable" with the reason.
+// The parameter axes (cols when the window applies, rows, block), or Error
+// "not-applicable" with the reason.
 Expected<std::vector<Axis>> halo_space(const Input &in);
-// The rewritten kernel and its launch mapping for `params` ("block": "BXxBY").
+// The rewritten kernel and its launch mapping for `params` ("block": "BXxBY",
+// "rows": items along y, "cols": 4 for a register window along x, or 1).
 Expected<Output> halo_apply(const Input &in, const Params &params);
 
 } // namespace kbcc::transform

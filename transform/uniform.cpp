@@ -15,6 +15,21 @@ std::string type_text(QualType t, const ASTContext &ctx) {
   return t.getCanonicalType().getUnqualifiedType().getAsString(PrintingPolicy(ctx.getLangOpts()));
 }
 
+std::string vector_of(QualType element) {
+  const auto *b = element.getCanonicalType()->getAs<BuiltinType>();
+  if (!b) return "";
+  switch (b->getKind()) {
+  case BuiltinType::Float:
+    return "float4";
+  case BuiltinType::Int:
+    return "int4";
+  case BuiltinType::UInt:
+    return "uint4";
+  default:
+    return "";
+  }
+}
+
 // The text of [b, x) of the definition with the (disjoint) replacements inside it.
 std::string spliced(const std::string &src, size_t b, size_t x, const std::vector<Repl> &repls) {
   Edits e;

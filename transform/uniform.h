@@ -72,4 +72,8 @@ std::string item_declarations(const KernelAst &k, const PerItemLocals &locals, l
 // `t` as CUDA text, canonical and without qualifiers.
 std::string type_text(clang::QualType t, const clang::ASTContext &ctx);
 
+// The CUDA vector type of four `element`s (float4, int4, uint4) when
+// `element` is a 4-byte float or integer; empty otherwise.
+std::string vector_of(clang::QualType element);
+
 } // namespace kbcc::transform

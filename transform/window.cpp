@@ -182,23 +182,6 @@ std::optional<IntervalTerm> interval_term(const KernelAst &k, const Expr *term, 
   return IntervalTerm{op == BO_GE || op == BO_GT, BinaryOperator::getOpcodeStr(op).str(), *bound};
 }
 
-// The CUDA vector type of four `element`s, when `element` is a 4-byte float
-// or integer; empty otherwise.
-std::string vector_of(QualType element) {
-  const auto *b = element.getCanonicalType()->getAs<BuiltinType>();
-  if (!b) return "";
-  switch (b->getKind()) {
-  case BuiltinType::Float:
-    return "float4";
-  case BuiltinType::Int:
-    return "int4";
-  case BuiltinType::UInt:
-    return "uint4";
-  default:
-    return "";
-  }
-}
-
 // The reads of `w.array` in the loop body that can come from the window, with
 // their paths; Error when the array is used otherwise anywhere.
 Status find_reads(const KernelAst &k, Window &w) {

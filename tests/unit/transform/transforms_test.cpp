@@ -1385,7 +1385,7 @@ std::string conv_with(const std::string &from, const std::string &to) {
 } // namespace
 
 TEST(Transforms, TilingStagesAStencilsTileAndHalo) {
-  Output out = applied("smem_tiling", kConv2d, {{"block", "32x8"}, {"rows", "4"}});
+  Output out = applied("smem_tiling", kConv2d, {{"block", "32x8"}, {"rows", "4"}, {"cols", "1"}});
   // Each thread runs 4 rows, blockDim.y apart; the locals before the reads
   // hold one value per row, and a dead row still lets the thread reach the barrier.
   EXPECT_NE(out.source.find("  float acc[4];\n"), std::string::npos) << out.source;
@@ -1425,6 +1425,42 @@ TEST(Transforms, TilingStagesAStencilsTileAndHalo) {
   EXPECT_EQ(out.launch->block[0], "32");
   EXPECT_EQ(out.launch->block[1], "8");
   EXPECT_EQ(out.numerics, kbcc::cache::kNumericsExact);
+}
+
+TEST(Transforms, TilingStencilColumnsKeepARegisterWindow) {
+  Parsed p(kConv2d);
+  auto axes = find_transform("smem_tiling")->space(p.in);
+  ASSERT_TRUE(axes);
+  ASSERT_EQ(axes->front().name, "cols"); // offered first: the window measured faster
+  Output out = applied("smem_tiling", kConv2d, {{"block", "32x8"}, {"rows", "2"}, {"cols", "4"}});
+  // Item q is column q % 4 of row q / 4: 8 items per thread.
+  EXPECT_NE(out.source.find("  float acc[8];\n"), std::string::npos) << out.source;
+  EXPECT_NE(out.source.find("x[__kbcc_q] = ((decltype(blockIdx.x * blockDim.x + threadIdx.x))((blockIdx.x * blockDim.x "
+                            "+ threadIdx.x) * 4u + (__kbcc_q % 4u)));"),
+            std::string::npos);
+  EXPECT_NE(out.source.find("threadIdx.y + (__kbcc_q / 4u) * blockDim.y));"), std::string::npos);
+  // Tile rows padded to 4 elements, the buffer 16-byte aligned.
+  EXPECT_NE(out.source.find("__kbcc_fw = (__kbcc_x1 - __kbcc_x0 + __kbcc_ex + 3) / 4 * 4;"), std::string::npos);
+  EXPECT_NE(out.source.find("__shared__ __align__(16) float __kbcc_tile["), std::string::npos);
+  // The innermost loop over dx keeps a window per row of items; every read
+  // of the staged copies comes from it.
+  EXPECT_NE(out.source.find("float __kbcc_v[2][8];"), std::string::npos);
+  EXPECT_NE(out.source.find("__attribute__((unused)) const int dx = (int)(__kbcc_t + __kbcc_s);"), std::string::npos);
+  EXPECT_NE(out.source.find("acc[__kbcc_q] += f[dy * k + dx] * __kbcc_v[(__kbcc_q / 4u)][(__kbcc_q % 4u) + __kbcc_s];"),
+            std::string::npos);
+  EXPECT_EQ(out.source.find("* __kbcc_tile[(threadIdx.y"), std::string::npos);
+  ASSERT_TRUE(out.launch);
+  EXPECT_EQ(out.launch->grid[0], "ceil_div(grid.x * block.x, 128)");
+  EXPECT_EQ(out.launch->grid[1], "ceil_div(grid.y * block.y, 16)");
+  EXPECT_EQ(out.launch->block[0], "32");
+  EXPECT_EQ(out.launch->block[1], "8");
+  EXPECT_EQ(out.numerics, kbcc::cache::kNumericsExact);
+  // Other counts of columns are refused.
+  Params three = configurations(*axes).front();
+  three["cols"] = "3";
+  auto refused = find_transform("smem_tiling")->apply(p.in, three);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().message, "cols is not 1 or 4");
 }
 
 TEST(Transforms, TilingReadsStencilRowsFromTheStride) {

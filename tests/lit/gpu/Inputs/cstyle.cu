@@ -3,7 +3,8 @@
 // of BX x BY) and prints "<kernel> same" when the outputs agree: bitwise for
 // the staged copies, where each output's operations keep their order, and
 // within the bound of reordered sums for the rows split across lanes.
-//   0 blur_skip, 1 blur_rows, 2 filter2d, 5 batch_blur (transform/Inputs/borders.cu);
+//   0 blur_skip, 1 blur_rows, 2 filter2d (of radius RADIUS, 3 unless
+//   defined), 5 batch_blur (transform/Inputs/borders.cu);
 //   3 fir_c89 (transform/Inputs/fir-c89.cu); 4 row_norms
 //   (transform/Inputs/rows-c89.cu)
 #include "twin.h"
@@ -30,7 +31,10 @@ int main() {
   ok = same(name, download(o0, n), download(o1, n), 0);
 #elif WHICH == 2
   name = "filter2d";
-  const int width = 997, height = 131, radius = 3, side = 2 * radius + 1;
+#ifndef RADIUS
+#define RADIUS 3
+#endif
+  const int width = 997, height = 131, radius = RADIUS, side = 2 * radius + 1;
   const size_t n = (size_t)width * height;
   float *in = upload(values(n)), *w = upload(values(side * side));
   float *o0 = upload(std::vector<float>(n, -7)), *o1 = upload(std::vector<float>(n, -7));
