@@ -950,12 +950,7 @@ std::string window_text(const Halo &h, const Items &items,
   const VarDecl *t = h.reads.front().at[0].loop;
   const auto &[first, end] = h.bounds.at(t);
   const std::string R = std::to_string(items.rows), V = h.vector, T = type_text(t->getType(), t->getASTContext());
-  auto unpack = [&](const std::string &from, int slot) {
-    std::string out = "{ const " + V + " __kbcc_u = " + from + ";";
-    for (int i = 0; i < 4; ++i)
-      out += " __kbcc_v[__kbcc_wr][" + std::to_string(slot + i) + "] = __kbcc_u." + "xyzw"[i] + ";";
-    return out + " }";
-  };
+  auto unpack = [&](const std::string &from, int slot) { return unpack4(V, from, "__kbcc_v[__kbcc_wr]", slot); };
   auto rows = [&](const std::string &body) {
     return "      #pragma unroll\n      for (int __kbcc_wr = 0; __kbcc_wr < " + R + "; ++__kbcc_wr) " + body + "\n";
   };
@@ -968,10 +963,10 @@ std::string window_text(const Halo &h, const Items &items,
   std::string loads = rows(unpack("__kbcc_sv[__kbcc_wr][__kbcc_g + 1]", 4));
   std::string out = "{\n    const long long __kbcc_wlo = (long long)" + first + ", __kbcc_whi = (long long)" + end +
                     ";\n    const " + V + " *__kbcc_sv[" + R + "];\n    " + h.element + " __kbcc_v[" + R + "][8];\n";
-  out +=
-      rows("{\n        __kbcc_sv[__kbcc_wr] = reinterpret_cast<const " + V + " *>(__kbcc_tile + ((" +
-           tile_coord(h, items, 0, 1, "__kbcc_wr * 4") + ") * __kbcc_fwu + " + tile_coord(h, items, 0, 0, "0", true) +
-           " + (unsigned)__kbcc_wlo));\n        " + unpack("__kbcc_sv[__kbcc_wr][0]", 0) + "\n      }");
+  out += rows("{\n        __kbcc_sv[__kbcc_wr] = reinterpret_cast<const " + V + " *>(__kbcc_tile + ((" +
+              tile_coord(h, items, 0, 1, "__kbcc_wr * " + std::to_string(items.cols)) + ") * __kbcc_fwu + " +
+              tile_coord(h, items, 0, 0, "0", true) + " + (unsigned)__kbcc_wlo));\n        " +
+              unpack("__kbcc_sv[__kbcc_wr][0]", 0) + "\n      }");
   out += "    long long __kbcc_t = __kbcc_wlo;\n    unsigned __kbcc_g = 0;\n";
   out += "    for (; __kbcc_t + 4 <= __kbcc_whi; __kbcc_t += 4, ++__kbcc_g) {\n" + loads + steps("", label + "s");
   out += rows("{\n        #pragma unroll\n        for (int __kbcc_s = 0; __kbcc_s < 4; ++__kbcc_s) "

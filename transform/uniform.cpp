@@ -30,6 +30,13 @@ std::string vector_of(QualType element) {
   }
 }
 
+std::string unpack4(const std::string &vec, const std::string &from, const std::string &to, int slot) {
+  std::string out = "{ const " + vec + " __kbcc_x = " + from + ";";
+  for (int i = 0; i < 4; ++i)
+    out += " " + to + "[" + std::to_string(slot + i) + "] = __kbcc_x." + "xyzw"[i] + ";";
+  return out + " }";
+}
+
 // The text of [b, x) of the definition with the (disjoint) replacements inside it.
 std::string spliced(const std::string &src, size_t b, size_t x, const std::vector<Repl> &repls) {
   Edits e;

@@ -76,4 +76,8 @@ std::string type_text(clang::QualType t, const clang::ASTContext &ctx);
 // `element` is a 4-byte float or integer; empty otherwise.
 std::string vector_of(clang::QualType element);
 
+// A block that copies the four elements of `from`, a `vec` (vector_of's
+// type), into to[slot] .. to[slot + 3].
+std::string unpack4(const std::string &vec, const std::string &from, const std::string &to, int slot);
+
 } // namespace kbcc::transform

@@ -588,21 +588,15 @@ bool vectorized(const Window &w, long items) { return items == 4 && direction(w.
 using Bodies = std::function<std::string(const std::string &, const std::function<std::string(size_t)> &)>;
 std::string vector_loop_text(const Window &w, const Bodies &bodies) {
   const std::string &v = w.vector, t = w.loop.var->getName().str();
-  auto unpack = [&](const std::string &vec, const std::string &from, const std::string &to, int slot) {
-    std::string out = "{ const " + vec + " __kbcc_x = " + from + ";";
-    for (int i = 0; i < 4; ++i)
-      out += " " + to + "[" + std::to_string(slot + i) + "] = __kbcc_x." + "xyzw"[i] + ";";
-    return out + " }";
-  };
   // One group's loads: the next four elements of the window, four of each table.
-  std::string loads = "      " + unpack(v, "__kbcc_sv[__kbcc_g + 1]", "__kbcc_v", 4) + "\n";
+  std::string loads = "      " + unpack4(v, "__kbcc_sv[__kbcc_g + 1]", "__kbcc_v", 4) + "\n";
   for (size_t i = 0; i < w.tables.size(); ++i) {
     const Table &t = w.tables[i];
     if (t.vector.empty()) continue;
     std::string u = "__kbcc_u" + std::to_string(i);
     loads += "      " + t.element + " " + u + "[4]; " +
-             unpack(t.vector,
-                    "reinterpret_cast<const " + t.vector + " *>(__kbcc_tb" + std::to_string(i) + ")[__kbcc_g]", u, 0) +
+             unpack4(t.vector,
+                     "reinterpret_cast<const " + t.vector + " *>(__kbcc_tb" + std::to_string(i) + ")[__kbcc_g]", u, 0) +
              "\n";
   }
   // Step q of the group, under `guard`.
@@ -617,7 +611,7 @@ std::string vector_loop_text(const Window &w, const Bodies &bodies) {
            "      }\n";
   };
   std::string out = "    const " + v + " *__kbcc_sv = reinterpret_cast<const " + v + " *>(__kbcc_sh) + threadIdx.x;\n";
-  out += "    " + w.element + " __kbcc_v[8];\n    " + unpack(v, "__kbcc_sv[0]", "__kbcc_v", 0) + "\n";
+  out += "    " + w.element + " __kbcc_v[8];\n    " + unpack4(v, "__kbcc_sv[0]", "__kbcc_v", 0) + "\n";
   out += "    " + w.loop_type + " __kbcc_t = " + w.lo + ";\n    unsigned __kbcc_g = 0;\n";
   out += "    for (; __kbcc_t + 4 <= " + w.hi + "; __kbcc_t += 4, ++__kbcc_g) {\n" + loads + steps("");
   out += "      #pragma unroll\n      for (int __kbcc_s = 0; __kbcc_s < 4; ++__kbcc_s) __kbcc_v[__kbcc_s] = "
