@@ -397,6 +397,23 @@ Expected<std::optional<std::string>> inline_round(const KernelAst &k) {
   return std::optional<std::string>(*text);
 }
 
+// Whether `s` steps `v` by a constant-free-of-v amount: `v++`, `v--`
+// (either side), `v op= K` or `v = v op K` with op one of + - * / % << >>,
+// K naming neither v nor anything with a side effect.
+bool is_step_of(const Stmt *s, const VarDecl *v, const ASTContext &ctx) {
+  if (const auto *u = dyn_cast<UnaryOperator>(s)) return u->isIncrementDecrementOp() && names(u->getSubExpr(), v);
+  const auto *b = dyn_cast<BinaryOperator>(s);
+  if (!b || !names(b->getLHS(), v)) return false;
+  auto by = [&](const Expr *k) { return !refers_to(k, v) && !k->HasSideEffects(ctx); };
+  auto arithmetic = [](BinaryOperatorKind op) {
+    return op == BO_Add || op == BO_Sub || op == BO_Mul || op == BO_Div || op == BO_Rem || op == BO_Shl || op == BO_Shr;
+  };
+  if (b->isCompoundAssignmentOp())
+    return arithmetic(BinaryOperator::getOpForCompoundAssignment(b->getOpcode())) && by(b->getRHS());
+  const auto *r = dyn_cast<BinaryOperator>(b->getRHS()->IgnoreParens());
+  return b->getOpcode() == BO_Assign && r && arithmetic(r->getOpcode()) && names(r->getLHS(), v) && by(r->getRHS());
+}
+
 // The for loop that while loop `w`, after statement `before` of `block`,
 // is, as edits; false when it is not one.
 bool while_as_for(const KernelAst &k, const CompoundStmt *block, size_t at, Edits &e) {
@@ -408,16 +425,7 @@ bool while_as_for(const KernelAst &k, const CompoundStmt *block, size_t at, Edit
       w->getConditionVariable() || !refers_to(w->getCond(), v))
     return false;
   const Stmt *step = body->body_back();
-  bool is_step = false;
-  if (const auto *u = dyn_cast<UnaryOperator>(step)) is_step = u->isIncrementOp() && names(u->getSubExpr(), v);
-  if (const auto *b = dyn_cast<BinaryOperator>(step))
-    is_step = names(b->getLHS(), v) && !refers_to(b->getRHS(), v) &&
-              (b->getOpcode() == BO_AddAssign ||
-               (b->getOpcode() == BO_Assign && isa<BinaryOperator>(b->getRHS()->IgnoreParens()) &&
-                cast<BinaryOperator>(b->getRHS()->IgnoreParens())->getOpcode() == BO_Add &&
-                names(cast<BinaryOperator>(b->getRHS()->IgnoreParens())->getLHS(), v) &&
-                !refers_to(cast<BinaryOperator>(b->getRHS()->IgnoreParens())->getRHS(), v)));
-  if (!is_step || continues(body)) return false;
+  if (!is_step_of(step, v, k.context()) || continues(body)) return false;
   for (const Stmt *s : body->body())
     if (s != step && assigns(s, v)) return false;
   for (size_t i = at + 1; i < block->size(); ++i)

@@ -30,10 +30,12 @@
 // E into a new local. Calls that the inlined bodies make are inlined in
 // turn, for a few rounds.
 //
-// While loops. `T v = A; while (C) { BODY v++; }` (also ++v, v += K,
-// v = v + K), where BODY has no `continue` of the loop and does not assign v
-// and no statement after the loop names v, becomes
-// `for (T v = A; C; v++) { BODY }`: the counted loop the transforms read.
+// While loops. `T v = A; while (C) { BODY v++; }` (also ++v, v--, --v,
+// v op= K and v = v op K with op one of + - * / % << >>, K free of v and of
+// side effects), where T is an integer type, BODY has no `continue` of the
+// loop and does not assign v, and no statement after the loop names v,
+// becomes `for (T v = A; C; v++) { BODY }`: the loop the transforms read
+// (a block's tree reduction halving its stride is one).
 //
 // Accumulators in registers. `P[E] = V;`, a statement of a block followed,
 // in the same block, by a loop that accumulates into P[E] (`P[E] += ...`),

@@ -152,6 +152,28 @@ TEST(NormalForm, WhileLoopsBecomeCountedForLoops) {
   kept("  while (c < n) { if (a[c] < 0) continue; s += a[c]; c++; }");
   kept("  while (c < n) { s += a[c]; c++; }\n  s += c;");
   kept("  while (c < n) { s += a[c]; c += 2; c++; }");
+  // A step that reads the variable on both sides, or has a side effect.
+  kept("  while (c < n) { s += a[c]; c = c * c; }");
+  kept("  while (c < n) { s += a[c]; c += n++; }");
+}
+
+TEST(NormalForm, WhileLoopsMayStepByAnyConstantAmount) {
+  std::string f = form_of(R"(__global__ void k(float *buf) {
+  int i = blockDim.x / 2;
+  while (i != 0) {
+    if (threadIdx.x < i) buf[threadIdx.x] += buf[threadIdx.x + i];
+    __syncthreads();
+    i /= 2;
+  }
+  unsigned d = 1;
+  while (d < 64) { buf[d] = 0; d <<= 1; }
+  int j = 8;
+  while (j > 0) { buf[j] = 1; j--; }
+})");
+  EXPECT_NE(f.find("for (int i = blockDim.x / 2; i != 0; i /= 2) {"), std::string::npos) << f;
+  EXPECT_NE(f.find("for (unsigned d = 1; d < 64; d <<= 1) {"), std::string::npos) << f;
+  EXPECT_NE(f.find("for (int j = 8; j > 0; j--) {"), std::string::npos) << f;
+  EXPECT_EQ(f.find("while"), std::string::npos) << f;
 }
 
 // A one-thread-per-row kernel of `body` (parameters x, y, z, rows, n; `r`
