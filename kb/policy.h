@@ -26,7 +26,7 @@ inline constexpr int kKbFormatVersion = 1;
 
 // Mechanical (no-LLM) lowerings implemented by agent/; an optimization names
 // one in its "mechanical" field (docs/kb-format.md lists them).
-inline constexpr std::array<const char *, 19> kMechanicalLowerings = {"launch_bounds",
+inline constexpr std::array<const char *, 20> kMechanicalLowerings = {"launch_bounds",
                                                                       "maxnreg",
                                                                       "unroll",
                                                                       "restrict_ldg",
@@ -44,7 +44,8 @@ inline constexpr std::array<const char *, 19> kMechanicalLowerings = {"launch_bo
                                                                       "cache_hint_streaming",
                                                                       "shuffle_collectives",
                                                                       "sliding_window",
-                                                                      "value_versioning"};
+                                                                      "value_versioning",
+                                                                      "smem_padding"};
 
 // One profiler metric range of a state's signature; a bound may be absent.
 struct MetricRange {

@@ -28,6 +28,7 @@ Transform cache_hint_transform();
 Transform collectives_transform();
 Transform window_transform();
 Transform versioning_transform();
+Transform padding_transform();
 
 Error not_applicable(const std::string &why) { return make_error(why, "not-applicable"); }
 
@@ -69,8 +70,9 @@ const std::vector<Transform> &transforms() {
     for (Transform x : {block_size_transform(), coarsen_transform(), split_loop_transform(), privatize_transform(),
                         aggregate_transform(), transpose_transform(), interchange_transform(), tiling_transform(),
                         register_blocking_transform(), vectorize_transform(), cache_hint_transform(),
-                        collectives_transform(), window_transform(), versioning_transform()}) {
-      x.per_item = x.needs_ast && std::string(x.id) != "shuffle_collectives" && std::string(x.id) != "value_versioning";
+                        collectives_transform(), window_transform(), versioning_transform(), padding_transform()}) {
+      std::string id = x.id;
+      x.per_item = x.needs_ast && id != "shuffle_collectives" && id != "value_versioning" && id != "smem_padding";
       x.prefers_form = std::string(x.id) == "warp_aggregated_atomics"; // one atomic per block, not per warp
       t.push_back(x);
     }

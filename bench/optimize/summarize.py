@@ -35,6 +35,7 @@ GROUPS = [
     ("values", "Divisors and loop bounds passed as arguments"),
     ("splits", "Rows and columns split from a 1-D index"),
     ("volumes", "Kernels indexed in x, y and z"),
+    ("staged", "Tiles staged in shared memory and read down their columns"),
 ]
 
 

@@ -50,7 +50,7 @@ constexpr const char *kUsage =
     "                            warp_aggregated_atomics, smem_transpose_staging,\n"
     "                            interchange_thread_axes, smem_tiling,\n"
     "                            register_blocking, vectorized_loads, cache_hint_streaming,\n"
-    "                            shuffle_collectives, sliding_window, value_versioning\n"
+    "                            shuffle_collectives, sliding_window, value_versioning, smem_padding\n"
     "                            (docs/optimize.md)\n"
     "  --source FILE             the .cu file for --transform (parsed for --arch, default sm_90)\n"
     "  -I DIR, -D NAME[=V], -U NAME, -std=X\n"

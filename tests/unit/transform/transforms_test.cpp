@@ -85,11 +85,26 @@ std::string refusal(const char *id, const std::string &source) {
 } // namespace
 
 TEST(Transforms, TheTableHasEveryKbMechanicalLowering) {
-  for (const char *id :
-       {"launch_bounds", "maxnreg", "unroll", "restrict_ldg", "fast_math", "block_size", "thread_coarsening",
-        "split_loop_across_warp", "smem_privatized_atomics", "warp_aggregated_atomics", "smem_transpose_staging",
-        "interchange_thread_axes", "smem_tiling", "register_blocking", "vectorized_loads", "cache_hint_streaming",
-        "shuffle_collectives", "sliding_window", "value_versioning"})
+  for (const char *id : {"launch_bounds",
+                         "maxnreg",
+                         "unroll",
+                         "restrict_ldg",
+                         "fast_math",
+                         "block_size",
+                         "thread_coarsening",
+                         "split_loop_across_warp",
+                         "smem_privatized_atomics",
+                         "warp_aggregated_atomics",
+                         "smem_transpose_staging",
+                         "interchange_thread_axes",
+                         "smem_tiling",
+                         "register_blocking",
+                         "vectorized_loads",
+                         "cache_hint_streaming",
+                         "shuffle_collectives",
+                         "sliding_window",
+                         "value_versioning",
+                         "smem_padding"})
     EXPECT_NE(find_transform(id), nullptr) << id;
 }
 
@@ -1641,4 +1656,38 @@ TEST(Transforms, VersioningPassesParametersTheKernelWritesOrLends) {
               std::string::npos)
         << out->source;
   }
+}
+
+// A tile written along rows and read down a column of `decl`, with `use`
+// after the barrier.
+std::string column_tile(const std::string &decl, const std::string &use = "") {
+  return "__global__ void k(float *out, const float *in) {\n  __shared__ " + decl +
+         ";\n  t[threadIdx.y][threadIdx.x] = in[threadIdx.y * 32 + threadIdx.x];\n  __syncthreads();\n" + use +
+         "  out[threadIdx.y * 32 + threadIdx.x] = t[threadIdx.x][threadIdx.y];\n}";
+}
+
+TEST(Transforms, PaddingWidensRowsAnEvenNumberOfBanksWide) {
+  Output out = applied("smem_padding", column_tile("float t[32][32]"));
+  EXPECT_NE(out.source.find("__shared__ float t[32][(32) + 1];"), std::string::npos) << out.source;
+  EXPECT_EQ(out.numerics, "exact");
+  EXPECT_FALSE(out.launch);
+  // Rows of 34 floats put two lanes on a bank; 16-byte elements are served a
+  // quarter warp at a time, so an even count of them conflicts too; 2-byte
+  // elements pad by two to keep whole banks.
+  EXPECT_NE(applied("smem_padding", column_tile("float t[32][34]")).source.find("t[32][(34) + 1]"), std::string::npos);
+  EXPECT_NE(applied("smem_padding", column_tile("float4 t[8][8]")).source.find("t[8][(8) + 1]"), std::string::npos);
+  EXPECT_NE(applied("smem_padding", column_tile("short t[32][64]")).source.find("t[32][(64) + 2]"), std::string::npos);
+  // Rows an odd number of banks wide, or elements of 12 bytes: nothing to pad.
+  EXPECT_NE(refusal("smem_padding", column_tile("float t[32][33]")).find("odd number of 4-byte banks"),
+            std::string::npos);
+  EXPECT_NE(refusal("smem_padding", column_tile("float3 t[32][32]")).find("are 12 bytes, not 1, 2, 4, 8 or 16"),
+            std::string::npos);
+  EXPECT_NE(refusal("smem_padding", column_tile("short t[32][66]")).find("odd number"), std::string::npos);
+  // Layout-dependent uses.
+  EXPECT_NE(refusal("smem_padding", column_tile("float t[32][32]", "  out[0] = sizeof(t);\n"))
+                .find("used other than as its elements t[i][j]"),
+            std::string::npos);
+  EXPECT_NE(refusal("smem_padding", column_tile("float t[32][32]", "  out[1] = *(&t[0][0] + 40);\n"))
+                .find("the address of an element of 't' is taken"),
+            std::string::npos);
 }
