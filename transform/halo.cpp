@@ -47,7 +47,9 @@
 // when the nest's innermost loop steps every read's column (x + t + c, one
 // c and one row for all reads) and the elements are 4-byte scalars, it keeps
 // per row of items a register window of the tile, loaded 16 bytes at a time
-// (tile rows padded to 4 elements, the buffer aligned).
+// (tile rows padded to 4 elements, the buffer aligned); a single store
+// after the nest then writes each row's four columns at once where their
+// indexes are consecutive and aligned.
 // Each item's operations keep their order, so results are bit-identical.
 #include "transform/halo.h"
 
@@ -978,6 +980,56 @@ std::string window_text(const Halo &h, const Items &items,
          steps("if (__kbcc_t + __kbcc_s < __kbcc_whi) ", label + "r") + "    }\n  }";
 }
 
+// The statements after the nest when they are one store `P[E] = V;`
+// (plain_store) whose four columns' elements one 16-byte (or 8-byte) store
+// can write: that store. nullopt otherwise.
+std::optional<PlainStore> group_store(const KernelAst &k, const Halo &h) {
+  std::optional<PlainStore> store;
+  walk(h.index.space.body, [&](const Stmt *s) {
+    const auto *block = dyn_cast<CompoundStmt>(s);
+    if (!block) return;
+    const auto *at = std::find(block->body_begin(), block->body_end(), h.nest.front());
+    if (at == block->body_end() || block->body_end() - at != 2) return;
+    store = plain_store(at[1], k.context());
+  });
+  size_t b = 0, x = 0;
+  if (!store || store_vector(static_cast<long>(k.context().getTypeSize(store->element) / 8) * 4).empty() ||
+      !k.span(store->index->getSourceRange(), b, x) || !k.span(store->value->getSourceRange(), b, x))
+    return std::nullopt;
+  return store;
+}
+
+// The four columns' stores of each row of items, `store` with the reads
+// `served` (items all live): one wide store of the four values where their
+// indexes are consecutive and the first element's address is aligned to its
+// size, each store in turn, in the items' order, otherwise.
+std::string group_store_text(const KernelAst &k, const Halo &h, const Items &items, const PlainStore &store,
+                             const std::vector<Repl> &served, const std::string &label) {
+  const std::string &src = k.source(), p = store.array->getName().str();
+  const long bytes = static_cast<long>(k.context().getTypeSize(store.element) / 8) * 4;
+  const std::string vec = store_vector(bytes);
+  size_t ib = 0, ix = 0, vb = 0, vx = 0;
+  k.span(store.index->getSourceRange(), ib, ix);
+  k.span(store.value->getSourceRange(), vb, vx);
+  std::string at, wide, each, same;
+  for (int j = 0; j < 4; ++j) {
+    std::vector<Repl> repls = served;
+    for (Repl &r : item_repls(k, h, items, label, "(__kbcc_wr * 4 + " + std::to_string(j) + ")"))
+      repls.push_back(std::move(r));
+    repls = disjoint(repls);
+    const std::string a = "__kbcc_a" + std::to_string(j), value = spliced(src, vb, vx, repls);
+    at += "    const auto " + a + " = " + spliced(src, ib, ix, repls) + ";\n";
+    if (j > 0) same += a + " == __kbcc_a0 + " + std::to_string(j) + " && ";
+    wide += "      __kbcc_o.__kbcc_one[" + std::to_string(j) + "] = " + value + ";\n";
+    each += "      " + p + "[" + a + "] = " + value + ";\n";
+  }
+  return "  #pragma unroll\n  for (int __kbcc_wr = 0; __kbcc_wr < " + std::to_string(items.rows) +
+         "; ++__kbcc_wr) {\n" + at + "    if (" + same + "((unsigned long long)(" + p + " + __kbcc_a0) & " +
+         std::to_string(bytes - 1) + "ull) == 0) {\n      union { " + vec + " __kbcc_all; " +
+         type_text(store.element, k.context()) + " __kbcc_one[4]; } __kbcc_o;\n" + wide + "      *reinterpret_cast<" +
+         vec + " *>(" + p + " + __kbcc_a0) = __kbcc_o.__kbcc_all;\n    } else {\n" + each + "    }\n  }\n";
+}
+
 // One copy of the statements after staging ([b, x) of the definition): the
 // original per live item (`fast` false), or with the reads served from the
 // tile and, when `decide`, the decided conditions replaced by their values.
@@ -1023,7 +1075,10 @@ std::string main_text(const KernelAst &k, const Halo &h, const Items &items, siz
       items.cols == 1
           ? spliced(src, nb, ib, disjoint(header)) + "{\n" + per_item(items, step("", label + "s")) + "  }"
           : spliced(src, nb, statement_begin(k, h.nest.back()), disjoint(header)) + window_text(h, items, step, label);
-  return nest + spliced(src, ie, ne, disjoint(header)) + "\n" + items_text(k, h, items, ne, x, served, true, label);
+  std::optional<PlainStore> store = items.cols == 4 ? group_store(k, h) : std::nullopt;
+  return nest + spliced(src, ie, ne, disjoint(header)) + "\n" +
+         (store ? group_store_text(k, h, items, *store, served, label)
+                : items_text(k, h, items, ne, x, served, true, label));
 }
 
 // Why the nest's innermost loop cannot keep a register window of four

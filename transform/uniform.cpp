@@ -37,6 +37,35 @@ std::string unpack4(const std::string &vec, const std::string &from, const std::
   return out + " }";
 }
 
+std::optional<PlainStore> plain_store(const Stmt *s, const ASTContext &ctx) {
+  const auto *as = dyn_cast_or_null<BinaryOperator>(s);
+  if (!as || as->getOpcode() != BO_Assign) return std::nullopt;
+  const auto *lhs = dyn_cast<ArraySubscriptExpr>(as->getLHS()->IgnoreParens());
+  const auto *base = lhs ? dyn_cast<DeclRefExpr>(lhs->getBase()->IgnoreParenImpCasts()) : nullptr;
+  const auto *p = base ? dyn_cast<ParmVarDecl>(base->getDecl()) : nullptr;
+  if (!p) return std::nullopt;
+  PlainStore out{p, lhs->getIdx(), as->getRHS(), lhs->getType().getUnqualifiedType()};
+  if (!out.element->isBuiltinType() || !out.element->isArithmeticType() || out.element->isBooleanType())
+    return std::nullopt;
+  bool memory = false;
+  for (const Expr *e : {out.index, out.value}) {
+    memory = memory || e->HasSideEffects(ctx);
+    walk(e, [&](const Stmt *st) {
+      const auto *ref = dyn_cast<DeclRefExpr>(st);
+      const auto *var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+      const auto *un = dyn_cast<UnaryOperator>(st);
+      memory = memory || isa<ArraySubscriptExpr>(st) || isa<MemberExpr>(st) || isa<CallExpr>(st) ||
+               (un && un->getOpcode() == UO_Deref) || (var && var->hasGlobalStorage());
+    });
+  }
+  if (memory) return std::nullopt;
+  return out;
+}
+
+std::string store_vector(long bytes) {
+  return bytes == 16 ? "uint4" : bytes == 8 ? "uint2" : bytes == 4 ? "unsigned int" : "";
+}
+
 // The text of [b, x) of the definition with the (disjoint) replacements inside it.
 std::string spliced(const std::string &src, size_t b, size_t x, const std::vector<Repl> &repls) {
   Edits e;

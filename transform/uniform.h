@@ -80,4 +80,19 @@ std::string vector_of(clang::QualType element);
 // type), into to[slot] .. to[slot + 3].
 std::string unpack4(const std::string &vec, const std::string &from, const std::string &to, int slot);
 
+// A store `P[E] = V;` that a group of items may make as one wider store:
+// P a pointer parameter to a non-bool arithmetic builtin type, E and V free
+// of side effects, calls, subscripts, member accesses, dereferences and
+// globals (so they read no memory, and their order does not matter).
+struct PlainStore {
+  const clang::ParmVarDecl *array = nullptr;
+  const clang::Expr *index = nullptr, *value = nullptr;
+  clang::QualType element;
+};
+std::optional<PlainStore> plain_store(const clang::Stmt *s, const clang::ASTContext &ctx);
+
+// The type that stores `bytes` bytes (4, 8 or 16) in one access: unsigned
+// int, uint2, uint4; empty for other sizes.
+std::string store_vector(long bytes);
+
 } // namespace kbcc::transform

@@ -469,29 +469,17 @@ std::string prologue_text(const KernelAst &k, const Window &w, long items, size_
 // size, then `else {` (closed by the caller). Empty when the statements are
 // not of that form.
 std::string combined_store_text(const KernelAst &k, const Window &w, long items) {
-  const auto *as = w.after.size() == 1 ? dyn_cast<BinaryOperator>(w.after[0]) : nullptr;
-  if (!as || as->getOpcode() != BO_Assign) return "";
-  const auto *lhs = dyn_cast<ArraySubscriptExpr>(as->getLHS()->IgnoreParens());
-  const auto *base = lhs ? dyn_cast<DeclRefExpr>(lhs->getBase()->IgnoreParenImpCasts()) : nullptr;
-  const auto *idx = lhs ? dyn_cast<DeclRefExpr>(lhs->getIdx()->IgnoreParenImpCasts()) : nullptr;
-  const auto *p = base ? dyn_cast<ParmVarDecl>(base->getDecl()) : nullptr;
+  auto store = w.after.size() == 1 ? plain_store(w.after[0], k.context()) : std::nullopt;
+  const auto *idx = store ? dyn_cast<DeclRefExpr>(store->index->IgnoreParenImpCasts()) : nullptr;
   const auto *v = idx ? dyn_cast<VarDecl>(idx->getDecl()) : nullptr;
-  if (!p || !v || !w.expanded.per_item(v)) return "";
-  const QualType elem = lhs->getType().getUnqualifiedType();
-  if (!elem->isBuiltinType() || !elem->isArithmeticType() || elem->isBooleanType()) return "";
+  if (!v || !w.expanded.per_item(v)) return "";
+  const QualType elem = store->element;
   const auto bytes = static_cast<long>(k.context().getTypeSize(elem) / 8) * items;
-  const std::string vec = bytes == 16 ? "uint4" : bytes == 8 ? "uint2" : bytes == 4 ? "unsigned int" : "";
-  const Expr *rhs = as->getRHS();
-  bool memory = rhs->HasSideEffects(k.context());
-  walk(rhs, [&](const Stmt *st) {
-    const auto *ref = dyn_cast<DeclRefExpr>(st);
-    const auto *var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
-    const auto *un = dyn_cast<UnaryOperator>(st);
-    memory = memory || isa<ArraySubscriptExpr>(st) || isa<MemberExpr>(st) || isa<CallExpr>(st) ||
-             (un && un->getOpcode() == UO_Deref) || (var && var->hasGlobalStorage());
-  });
+  const std::string vec = store_vector(bytes);
+  const Expr *rhs = store->value;
+  const ParmVarDecl *p = store->array;
   size_t rb = 0, rx = 0;
-  if (vec.empty() || memory || !k.span(rhs->getSourceRange(), rb, rx) || idiom_in(k, w, rb, rx)) return "";
+  if (vec.empty() || !k.span(rhs->getSourceRange(), rb, rx) || idiom_in(k, w, rb, rx)) return "";
   const std::string R = std::to_string(items), name = v->getName().str(),
                     at = p->getName().str() + " + " + name + "[0]";
   std::string cond = "__kbcc_live[0]";

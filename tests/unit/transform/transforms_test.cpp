@@ -1464,6 +1464,22 @@ TEST(Transforms, TilingStencilColumnsKeepARegisterWindow) {
   EXPECT_NE(out.source.find("acc[__kbcc_q] += f[dy * k + dx] * __kbcc_v[(__kbcc_q / 4u)][(__kbcc_q % 4u) + __kbcc_s];"),
             std::string::npos);
   EXPECT_EQ(out.source.find("* __kbcc_tile[(threadIdx.y"), std::string::npos);
+  // The four columns' stores of a row become one 16-byte store where their
+  // indexes are consecutive and aligned, and stay four stores otherwise.
+  EXPECT_NE(out.source.find("const auto __kbcc_a3 = (size_t)y[(__kbcc_wr * 4 + 3)] * w + x[(__kbcc_wr * 4 + 3)];"),
+            std::string::npos)
+      << out.source;
+  EXPECT_NE(
+      out.source.find("if (__kbcc_a1 == __kbcc_a0 + 1 && __kbcc_a2 == __kbcc_a0 + 2 && __kbcc_a3 == __kbcc_a0 + 3 "
+                      "&& ((unsigned long long)(out + __kbcc_a0) & 15ull) == 0) {"),
+      std::string::npos);
+  EXPECT_NE(out.source.find("*reinterpret_cast<uint4 *>(out + __kbcc_a0) = __kbcc_o.__kbcc_all;"), std::string::npos);
+  EXPECT_NE(out.source.find("      out[__kbcc_a3] = acc[(__kbcc_wr * 4 + 3)];"), std::string::npos);
+  // A store that reads memory keeps one store per item.
+  Output bias =
+      applied("smem_tiling", conv_with("out[(size_t)y * w + x] = acc;", "out[(size_t)y * w + x] = acc + f[0];"),
+              {{"rows", "2"}, {"cols", "4"}});
+  EXPECT_EQ(bias.source.find("__kbcc_a0"), std::string::npos);
   ASSERT_TRUE(out.launch);
   EXPECT_EQ(out.launch->grid[0], "ceil_div(grid.x * block.x, 128)");
   EXPECT_EQ(out.launch->grid[1], "ceil_div(grid.y * block.y, 16)");
