@@ -152,6 +152,7 @@ const VarDecl *dim_var(const Halo &h, int d) { return d == 0 ? h.index.x : h.ind
 // q / cols.
 struct Items {
   long rows = 1, cols = 1;
+  bool wide = false; // a row's four columns stored at once (group_store)
   long count() const { return rows * cols; }
   // Item `q`'s row and column (of the thread's), as text.
   std::string row(const std::string &q) const { return cols == 1 ? q : "(" + q + " / " + std::to_string(cols) + "u)"; }
@@ -1075,7 +1076,7 @@ std::string main_text(const KernelAst &k, const Halo &h, const Items &items, siz
       items.cols == 1
           ? spliced(src, nb, ib, disjoint(header)) + "{\n" + per_item(items, step("", label + "s")) + "  }"
           : spliced(src, nb, statement_begin(k, h.nest.back()), disjoint(header)) + window_text(h, items, step, label);
-  std::optional<PlainStore> store = items.cols == 4 ? group_store(k, h) : std::nullopt;
+  std::optional<PlainStore> store = items.cols == 4 && items.wide ? group_store(k, h) : std::nullopt;
   return nest + spliced(src, ie, ne, disjoint(header)) + "\n" +
          (store ? group_store_text(k, h, items, *store, served, label)
                 : items_text(k, h, items, ne, x, served, true, label));
@@ -1111,6 +1112,9 @@ Expected<std::vector<Axis>> halo_space(const Input &in) {
       {"rows", window ? std::vector<std::string>{"2", "1", "4"} : std::vector<std::string>{"4", "2", "1"}},
       {"block", {"32x4", "32x8", "64x4", "16x16"}}};
   if (window) axes.insert(axes.begin(), Axis{"cols", {"4", "1"}});
+  // Checking that the columns' indexes are consecutive costs registers,
+  // which some kernels feel more than they gain from the wider store.
+  if (window && group_store(*in.ast, *h)) axes.push_back(Axis{"stores", {"wide", "each"}});
   return axes;
 }
 
@@ -1120,6 +1124,10 @@ Expected<Output> halo_apply(const Input &in, const Params &params) {
   if (!h) return h.error();
   auto [bx, by] = shape_param(params, "block", "32x4");
   Items items{int_param(params, "rows", 4), int_param(params, "cols", 1)};
+  auto stores = params.find("stores");
+  items.wide = stores == params.end() || stores->second == "wide";
+  if (stores != params.end() && stores->second != "wide" && stores->second != "each")
+    return not_applicable("stores is not wide or each");
   if (bx < 1 || by < 1 || bx * by > 1024 || (bx * by) % 32 != 0) return not_applicable("block out of range");
   if (items.rows < 1 || items.rows > 8) return not_applicable("rows is not 1 to 8");
   if (items.cols != 1 && items.cols != 4) return not_applicable("cols is not 1 or 4");

@@ -1475,11 +1475,18 @@ TEST(Transforms, TilingStencilColumnsKeepARegisterWindow) {
       std::string::npos);
   EXPECT_NE(out.source.find("*reinterpret_cast<uint4 *>(out + __kbcc_a0) = __kbcc_o.__kbcc_all;"), std::string::npos);
   EXPECT_NE(out.source.find("      out[__kbcc_a3] = acc[(__kbcc_wr * 4 + 3)];"), std::string::npos);
-  // A store that reads memory keeps one store per item.
+  EXPECT_EQ(axes->back().name, "stores");
+  EXPECT_EQ(axes->back().values, (std::vector<std::string>{"wide", "each"}));
+  Output each = applied("smem_tiling", kConv2d, {{"rows", "2"}, {"cols", "4"}, {"stores", "each"}});
+  EXPECT_EQ(each.source.find("__kbcc_a0"), std::string::npos);
+  // A store that reads memory keeps one store per item, and is not offered
+  // the choice.
   Output bias =
       applied("smem_tiling", conv_with("out[(size_t)y * w + x] = acc;", "out[(size_t)y * w + x] = acc + f[0];"),
               {{"rows", "2"}, {"cols", "4"}});
   EXPECT_EQ(bias.source.find("__kbcc_a0"), std::string::npos);
+  Parsed biased(conv_with("out[(size_t)y * w + x] = acc;", "out[(size_t)y * w + x] = acc + f[0];"));
+  EXPECT_NE(find_transform("smem_tiling")->space(biased.in)->back().name, "stores");
   ASSERT_TRUE(out.launch);
   EXPECT_EQ(out.launch->grid[0], "ceil_div(grid.x * block.x, 128)");
   EXPECT_EQ(out.launch->grid[1], "ceil_div(grid.y * block.y, 16)");
