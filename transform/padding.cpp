@@ -8,7 +8,7 @@
 //
 // Legal when the kernel uses each padded array only through its elements:
 // every reference is the base of a subscript per dimension (`a[i][j]`),
-// whose address is not taken. No row is then reached from another row's
+// whose address is not taken nor bound to a reference. No row is then reached from another row's
 // element, and the padding cells are never read or written, so the kernel
 // computes the same values in the same order (numerics exact). The static
 // shared memory of the kernel must stay within 48 KiB. The launch is
@@ -28,7 +28,7 @@ using namespace clang;
 
 namespace {
 
-constexpr uint64_t kStaticSharedLimit = 48 * 1024;
+constexpr uint64_t kStaticSharedLimit = uint64_t{48} * 1024;
 
 // A __shared__ array of the kernel's body and the rows it would pad.
 struct Array {
@@ -100,6 +100,23 @@ std::vector<const Expr *> element_subscripts(const Expr *e, const Array &a) {
   return subs;
 }
 
+// Whether `s` binds an element of `a` to a reference (a reference local's
+// initializer, or a call's argument for a reference parameter or to a
+// function kbcc cannot see), through which code could reach another row.
+bool binds_element(const Stmt *s, const Array &a) {
+  if (const auto *d = dyn_cast<DeclStmt>(s))
+    for (const Decl *decl : d->decls())
+      if (const auto *v = dyn_cast<VarDecl>(decl); v && v->getType()->isReferenceType() && v->getInit())
+        if (!element_subscripts(v->getInit()->IgnoreImpCasts(), a).empty()) return true;
+  const auto *call = dyn_cast<CallExpr>(s);
+  const FunctionDecl *fn = call ? call->getDirectCallee() : nullptr;
+  for (unsigned i = 0; call && i < call->getNumArgs(); ++i)
+    if ((!fn || (i < fn->getNumParams() && fn->getParamDecl(i)->getType()->isReferenceType())) &&
+        !element_subscripts(call->getArg(i)->IgnoreImpCasts(), a).empty())
+      return true;
+  return false;
+}
+
 // Why array `a` cannot be padded ("" when it can): a use other than its
 // elements. Sets `columns` when a warp's lanes access it down a column.
 std::string uses_of(const Array &a, const Stmt *body, bool &columns) {
@@ -108,6 +125,7 @@ std::string uses_of(const Array &a, const Stmt *body, bool &columns) {
   walk(body, [&](const Stmt *s) {
     if (const auto *u = dyn_cast<UnaryOperator>(s); u && u->getOpcode() == UO_AddrOf)
       if (!element_subscripts(u->getSubExpr(), a).empty()) address = true;
+    address = address || binds_element(s, a);
     const auto *e = dyn_cast<ArraySubscriptExpr>(s);
     if (!e || e->getType()->isArrayType()) return;
     auto subs = element_subscripts(e, a);
@@ -121,7 +139,7 @@ std::string uses_of(const Array &a, const Stmt *body, bool &columns) {
     element += std::string("[") + "ijkl"[std::min(d, 3u)] + "]";
   name.insert(name.begin(), '\'');
   name.push_back('\'');
-  if (address) return "the address of an element of " + name + " is taken";
+  if (address) return "the address of an element of " + name + " is taken, or the element bound to a reference";
   if (elements != references(body, a.var)) return name + " is used other than as its elements " + element;
   return "";
 }

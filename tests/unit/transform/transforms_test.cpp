@@ -1713,4 +1713,11 @@ TEST(Transforms, PaddingWidensRowsAnEvenNumberOfBanksWide) {
   EXPECT_NE(refusal("smem_padding", column_tile("float t[32][32]", "  out[1] = *(&t[0][0] + 40);\n"))
                 .find("the address of an element of 't' is taken"),
             std::string::npos);
+  EXPECT_NE(refusal("smem_padding", column_tile("float t[32][32]", "  float &r = t[1][0];\n  out[2] = (&r)[40];\n"))
+                .find("bound to a reference"),
+            std::string::npos);
+  EXPECT_NE(refusal("smem_padding", "__device__ float next(const float &v) { return (&v)[32]; }\n" +
+                                        column_tile("float t[32][32]", "  out[3] = next(t[0][0]);\n"))
+                .find("bound to a reference"),
+            std::string::npos);
 }
