@@ -41,10 +41,10 @@ struct Array {
   ArrayTypeLoc last;  // the last dimension as written
 };
 
-// The array `v` declares when it is a non-extern __shared__ local array of
+// The array that `v`, a non-extern __shared__ local, declares when it has
 // two or more constant dimensions; nullopt otherwise.
 std::optional<Array> shared_array_of(const VarDecl *v, const ASTContext &ctx) {
-  if (!v->hasAttr<CUDASharedAttr>() || v->hasExternalStorage() || !v->getTypeSourceInfo()) return std::nullopt;
+  if (!v->getTypeSourceInfo()) return std::nullopt;
   Array a;
   a.var = v;
   a.rows = 1;
@@ -184,8 +184,8 @@ Expected<std::vector<Array>> analyze(const KernelAst &k) {
       if (!v || !v->hasAttr<CUDASharedAttr>() || v->hasExternalStorage() || v->getType()->isDependentType()) continue;
       bytes += static_cast<uint64_t>(ctx.getTypeSizeInChars(v->getType()).getQuantity());
       auto a = shared_array_of(v, ctx);
-      std::string refusal = a ? refusal_of(*a, body) : "";
       if (!a) continue;
+      std::string refusal = refusal_of(*a, body);
       if (refusal.empty()) {
         bytes += a->rows * a->pad * a->bytes;
         out.push_back(*a);

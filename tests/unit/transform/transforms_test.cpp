@@ -1,6 +1,7 @@
 // The transforms on small kernels: what they produce, the launch mapping
 // they return, and the reasons they refuse.
 #include "cache/variant.h"
+#include "kb/policy.h"
 #include "support/fs.h"
 #include "transform/analysis.h"
 #include "transform/transform.h"
@@ -85,27 +86,9 @@ std::string refusal(const char *id, const std::string &source) {
 } // namespace
 
 TEST(Transforms, TheTableHasEveryKbMechanicalLowering) {
-  for (const char *id : {"launch_bounds",
-                         "maxnreg",
-                         "unroll",
-                         "restrict_ldg",
-                         "fast_math",
-                         "block_size",
-                         "thread_coarsening",
-                         "split_loop_across_warp",
-                         "smem_privatized_atomics",
-                         "warp_aggregated_atomics",
-                         "smem_transpose_staging",
-                         "interchange_thread_axes",
-                         "smem_tiling",
-                         "register_blocking",
-                         "vectorized_loads",
-                         "cache_hint_streaming",
-                         "shuffle_collectives",
-                         "sliding_window",
-                         "value_versioning",
-                         "smem_padding"})
+  for (const char *id : kbcc::kb::kMechanicalLowerings)
     EXPECT_NE(find_transform(id), nullptr) << id;
+  EXPECT_EQ(transforms().size(), kbcc::kb::kMechanicalLowerings.size()); // and no transform the KB cannot name
 }
 
 TEST(Transforms, ConfigurationsAreTheCartesianProductInOrder) {
