@@ -22,8 +22,14 @@
 // in it, or leave [0, blockDim.x); a reduction must leave every element
 // combined exactly once in buf[0], and the kernel may read only buf[0] until
 // every thread overwrites its own cell; a scan must leave the inclusive
-// prefix of element t in buf[t]. The rewrite keeps the loop for any other
-// block shape, behind a block-uniform test.
+// prefix of element t in buf[t]. Blocks below the smallest size from which
+// every larger one is proven (a loop that leaves the last 64 cells to one
+// warp needs 64) keep the loop, as does any other block shape, behind a
+// block-uniform test.
+//
+// A reduction's loop may hand its last steps to one warp, through volatile
+// accesses and without barriers, in the statement right after it (section
+// "Warp-synchronous tails"); the rewrite replaces both.
 //
 // Thread 0's loop: `if (t == 0) { ... for (i = S; i < N; ++i) E op= F(i);
 // ... }` at the top level (right after a barrier when F reads shared
@@ -403,6 +409,15 @@ struct Collective {
   std::vector<std::pair<const VarDecl *, Accumulation>> more;
   const Expr *guard2 = nullptr;                 // scan: v = guard ? buf[b] : 0; [if (guard2)] buf[a] op= v
   std::map<const VarDecl *, const Expr *> lets; // reduce: integer locals each step declares, and their values
+  // reduce: the warp-synchronous steps right after the loop, `if (tail_guard)
+  // { [if (G)] w[a] op= w[b]; ... }` (section "Warp-synchronous tails")
+  const Stmt *tail = nullptr;
+  const Expr *tail_guard = nullptr;
+  struct Step {
+    const Expr *guard = nullptr, *a = nullptr, *b = nullptr;
+  };
+  std::vector<Step> tail_steps;
+  int64_t min_block = 32; // the smallest power-of-two block the collective is proven for
 };
 
 // The loop's statements as a tree reduction; why not. The barrier may come
@@ -503,6 +518,111 @@ std::string match_scan(const std::vector<const Stmt *> &body, Collective &c, con
   return {};
 }
 
+// ---- Warp-synchronous tails -------------------------------------------------
+//
+// A tree reduction often stops its loop at 64 cells and lets the first warp
+// finish without barriers, through volatile accesses (the "unrolled last
+// warp"): `if (t < 32) { volatile T *w = buf; w[t] += w[t + 32]; ...
+// w[t] += w[t + 1]; }`, or a __device__ helper `warpReduce(buf, t)` with
+// those lines, which the normal form inlines. The lanes of a warp run such a
+// step together: each reads its cells before any writes. The steps are
+// simulated that way, and only when every access is volatile (a plain one
+// may be kept in a register, and then the steps mean nothing) and each
+// step's active threads lie in one warp.
+
+bool is_syncwarp(const Stmt *s) {
+  const auto *call = dyn_cast_or_null<CallExpr>(s);
+  const FunctionDecl *fd = call ? call->getDirectCallee() : nullptr;
+  return fd && fd->getIdentifier() && fd->getName() == "__syncwarp";
+}
+
+// The statements of `s`, nested blocks flattened.
+void flatten(const Stmt *s, std::vector<const Stmt *> &out) {
+  if (const auto *c = dyn_cast_or_null<CompoundStmt>(s)) {
+    for (const Stmt *x : c->body())
+      flatten(x, out);
+  } else if (s && !isa<NullStmt>(s)) {
+    out.push_back(s);
+  }
+}
+
+// The index of `e` when it is w[index] with w a pointer in `aliases`, or
+// buf[index] when buf's elements are volatile; null otherwise.
+const Expr *volatile_cell(const Expr *e, const VarDecl *buf, const std::set<const VarDecl *> &aliases) {
+  const auto *sub = dyn_cast<ArraySubscriptExpr>(e->IgnoreParenImpCasts());
+  const VarDecl *base = sub ? var_of(sub->getBase()) : nullptr;
+  if (!base) return nullptr;
+  if (aliases.count(base)) return sub->getIdx();
+  bool is_volatile = base == buf && buf->getType()->getAsArrayTypeUnsafe()->getElementType().isVolatileQualified();
+  return is_volatile ? sub->getIdx() : nullptr;
+}
+
+// Whether `v`, declared in `tail`, is a pointer to volatile elements that
+// holds the start of `buf` and that `tail` never assigns.
+bool is_volatile_alias(const VarDecl *v, const VarDecl *buf, const Stmt *tail) {
+  if (!v->getType()->isPointerType() || !v->getType()->getPointeeType().isVolatileQualified() || !v->getInit())
+    return false;
+  return var_of(v->getInit()) == buf && !assigns(tail, v);
+}
+
+// Whether `b` directly follows `a` in a block under `root`.
+bool follows(const Stmt *root, const Stmt *a, const Stmt *b) {
+  bool found = false;
+  walk(root, [&](const Stmt *x) {
+    const auto *block = dyn_cast<CompoundStmt>(x);
+    for (auto it = block ? block->body_begin() : nullptr; block && it != block->body_end(); ++it)
+      found = found || (*it == a && std::next(it) != block->body_end() && *std::next(it) == b);
+  });
+  return found;
+}
+
+// Statement `s`, right after a reduction's loop, as its warp-synchronous
+// tail over c.buf with c's operation; why not.
+std::string match_tail(const Stmt *s, Collective &c, const ASTContext &ctx) {
+  const auto *i = dyn_cast<IfStmt>(s);
+  if (!i || i->getElse() || i->getInit() || i->getConditionVariable() || !refers_to(i->getThen(), c.buf))
+    return "it is not `if (G)` over the reduced array";
+  std::vector<const Stmt *> list;
+  flatten(i->getThen(), list);
+  std::set<const VarDecl *> aliases;
+  std::map<const VarDecl *, const Expr *> lets;
+  std::vector<Collective::Step> steps;
+  const char *shape = "its steps are not w[a] op= w[b], with the reduction's operation, through a pointer to "
+                      "volatile elements";
+  for (const Stmt *st : list) {
+    if (is_syncwarp(st)) continue;
+    if (const auto *d = dyn_cast<DeclStmt>(st)) {
+      const auto *v = d->isSingleDecl() ? dyn_cast<VarDecl>(d->getSingleDecl()) : nullptr;
+      if (v && is_volatile_alias(v, c.buf, s)) {
+        aliases.insert(v);
+      } else if (v && v->getType()->isIntegerType() && v->getInit() && !refers_to(v->getInit(), v) && !assigns(s, v)) {
+        lets[v] = v->getInit();
+      } else {
+        return "it declares something other than a volatile pointer to the array or an integer";
+      }
+      continue;
+    }
+    Collective::Step step;
+    if (const auto *g = dyn_cast<IfStmt>(st)) {
+      if (g->getElse() || g->getInit() || g->getConditionVariable()) return shape;
+      step.guard = g->getCond();
+      st = single(g->getThen());
+    }
+    auto u = st ? match_combine(st, ctx) : std::nullopt;
+    if (!u || u->acc.kind != c.acc.kind || u->acc.combine != c.acc.combine) return shape;
+    step.a = volatile_cell(u->target, c.buf, aliases);
+    step.b = volatile_cell(u->other, c.buf, aliases);
+    if (!step.a || !step.b) return shape;
+    steps.push_back(step);
+  }
+  if (steps.empty()) return shape;
+  c.lets.insert(lets.begin(), lets.end());
+  c.tail = s;
+  c.tail_guard = i->getCond();
+  c.tail_steps = std::move(steps);
+  return {};
+}
+
 // ---- Simulation ------------------------------------------------------------
 
 using Cells = std::vector<std::vector<int>>; // the elements combined into each cell
@@ -570,6 +690,34 @@ std::string scan_step(const Collective &c, const Frame &at, Cells &cells) {
   return {};
 }
 
+// Runs the tail's steps as one warp runs them: every lane reads before any
+// writes; why they cannot ("" when they ran).
+std::string tail_steps(const Collective &c, Frame f, Cells &cells) {
+  f.has_t = true;
+  f.has_s = false;
+  for (const Collective::Step &step : c.tail_steps) {
+    Cells next = cells;
+    std::vector<bool> written(f.block, false);
+    int64_t warp = -1;
+    for (f.t = 0; f.t < f.block; ++f.t) {
+      auto on = active(c.tail_guard, f);
+      if (on && *on) on = active(step.guard, f);
+      if (!on) return "a guard after the loop is not integer arithmetic of t and blockDim.x";
+      if (!*on) continue;
+      if (warp != -1 && warp != f.t / 32) return "a step after the loop runs on two warps without a barrier";
+      warp = f.t / 32;
+      int64_t a = 0, b = 0;
+      if (!index_in(step.a, f, a) || !index_in(step.b, f, b))
+        return "a step after the loop reaches outside [0, blockDim.x)";
+      if (written[a]) return "two threads update one cell in a step after the loop";
+      written[a] = true;
+      next[a].insert(next[a].end(), cells[b].begin(), cells[b].end());
+    }
+    cells = std::move(next);
+  }
+  return {};
+}
+
 // Runs the collective with `block` threads; why it is not a reduction into
 // buf[0] (or an inclusive scan) of every element ("" when it is).
 std::string simulate(const Collective &c, Frame f) {
@@ -579,6 +727,7 @@ std::string simulate(const Collective &c, Frame f) {
   std::string why = run_loop(c.head, f, [&](const Frame &at) {
     return c.kind == Collective::Reduce ? reduce_step(c, at, cells) : scan_step(c, at, cells);
   });
+  if (why.empty() && c.tail) why = tail_steps(c, f, cells);
   if (!why.empty()) return why;
   for (int64_t x = 0; x < (c.kind == Collective::Reduce ? 1 : f.block); ++x) {
     std::vector<int> got = cells[x];
@@ -686,9 +835,24 @@ bool has_barrier(const Stmt *s) {
   return false;
 }
 
-// The collective at body[i]; why it is not one.
-std::string match_collective(const std::vector<const Stmt *> &body, size_t i, const Frame &frame, const ASTContext &ctx,
-                             Collective &c) {
+// Sets c.min_block to the smallest power-of-two block from which the
+// collective is proven for every larger one up to 1024 threads; why it is
+// not proven for 1024 threads.
+std::string prove_blocks(Collective &c, const Frame &frame) {
+  Frame f = frame;
+  f.s = c.head.s;
+  f.lets = &c.lets;
+  for (int64_t block = 1024; block >= 32; block /= 2) {
+    f.block = block;
+    if (std::string why = simulate(c, f); !why.empty()) return block == 1024 ? why + " (1024 threads)" : std::string();
+    c.min_block = block;
+  }
+  return {};
+}
+
+// The collective at body[i], a statement under `root`; why it is not one.
+std::string match_collective(const Stmt *root, const std::vector<const Stmt *> &body, size_t i, const Frame &frame,
+                             const ASTContext &ctx, Collective &c) {
   c.top = body[i];
   c.loop = loop_of(body[i]);
   auto head = head_of(c.loop);
@@ -708,17 +872,17 @@ std::string match_collective(const std::vector<const Stmt *> &body, size_t i, co
   for (const auto &[buf, acc] : combined(c))
     if (!supported_element(buf->getType()->getAsArrayTypeUnsafe()->getElementType()))
       return "the shared array's element type has no shuffle (int, unsigned, long long, float, double)";
-  Frame f = frame;
-  f.s = c.head.s;
-  f.lets = &c.lets;
-  for (int64_t block = 32; block <= 1024; block *= 2) {
-    f.block = block;
-    if (std::string why = simulate(c, f); !why.empty()) return why + " (" + std::to_string(block) + " threads)";
-  }
+  std::string tail_why;
+  if (c.kind == Collective::Reduce && c.more.empty() && i + 1 < body.size() && follows(root, body[i], body[i + 1]))
+    tail_why = match_tail(body[i + 1], c, ctx);
+  if (std::string why = prove_blocks(c, frame); !why.empty())
+    return c.tail || tail_why.empty() ? why
+                                      : why + "; the statement after the loop is no warp's last steps: " + tail_why;
+  size_t rest = i + (c.tail ? 2 : 1);
   if (c.kind == Collective::Reduce)
     for (const auto &[buf, acc] : combined(c))
       if (std::string why =
-              reads_after(std::vector<const Stmt *>(body.begin() + static_cast<long>(i) + 1, body.end()), buf, frame);
+              reads_after(std::vector<const Stmt *>(body.begin() + static_cast<long>(rest), body.end()), buf, frame);
           !why.empty())
         return why;
   return {};
@@ -1175,6 +1339,7 @@ struct Plan {
   std::optional<Merge> merge; // for the only collective, a reduction
   bool floating_sum = false;
   std::string reduction_length; // of the floating sums, in the launch-mapping language
+  int64_t min_block = 32;       // the smallest block the collectives' fast path takes
 };
 
 // `a` and `b` (lengths in the launch-mapping language) as the longer one.
@@ -1214,7 +1379,7 @@ Expected<Plan> analyze(const KernelAst &k) {
       if (first_why.empty()) first_why = "a thread may return before the loop with barriers";
       continue;
     }
-    if (std::string why = match_collective(list, i, frame, k.context(), c); !why.empty()) {
+    if (std::string why = match_collective(body, list, i, frame, k.context(), c); !why.empty()) {
       if (first_why.empty()) first_why = "the loop with barriers is not a block reduction or scan: " + why;
       continue;
     }
@@ -1226,7 +1391,10 @@ Expected<Plan> analyze(const KernelAst &k) {
       }
     }
     plan.collectives.push_back(c);
-    if (auto m = mergeable(body, list, i, c, frame); m && c.more.empty()) plan.merge = m;
+    plan.min_block = std::max(plan.min_block, c.min_block);
+    std::vector<const Stmt *> steps = list; // the tail runs in the loop's place
+    if (c.tail) steps.erase(steps.begin() + static_cast<long>(i) + 1);
+    if (auto m = mergeable(body, steps, i, c, frame); m && c.more.empty()) plan.merge = m;
   }
   for (const Serial &s : plan.serials)
     for (const SerialUpdate &u : s.updates)
@@ -1247,8 +1415,12 @@ Expected<Plan> analyze(const KernelAst &k) {
 
 // ---- The rewrite -----------------------------------------------------------
 
-const char *kFastShape = "(blockDim.x & (blockDim.x - 1u)) == 0u && blockDim.x >= 32u && blockDim.y == 1u && "
-                         "blockDim.z == 1u";
+// The test of the blocks that take the collectives' fast path: one
+// dimension, a power of two of at least `min_block` threads.
+std::string fast_shape(int64_t min_block) {
+  return "(blockDim.x & (blockDim.x - 1u)) == 0u && blockDim.x >= " + std::to_string(min_block) +
+         "u && blockDim.y == 1u && blockDim.z == 1u";
+}
 
 std::string warp_reduce(const Accumulation &a, const std::string &v) {
   return "  for (int __kbcc_o = 16; __kbcc_o > 0; __kbcc_o /= 2) " + v + " = " +
@@ -1402,27 +1574,32 @@ Status merge_blocks(const KernelAst &k, const Collective &c, const Merge &m, lon
 // The statements a coarsened kernel replaces: its collectives.
 std::map<const Stmt *, std::string> collective_statements(const Plan &plan) {
   std::map<const Stmt *, std::string> out;
-  for (const Collective &c : plan.collectives)
+  for (const Collective &c : plan.collectives) {
     out[c.top] = "";
+    if (c.tail) out[c.tail] = "";
+  }
   return out;
 }
 
+// The smallest block that runs `items` cells per thread.
+int64_t smallest_block(const Plan &plan, long items) { return std::max<int64_t>(32 * items, plan.min_block); }
+
 // Whether every captured launch can run `items` cells per thread: a
-// one-dimensional power-of-two block of at least 32 * items threads.
-bool launches_allow(const std::vector<launch::Launch> &launches, long items) {
+// one-dimensional power-of-two block of at least smallest_block threads.
+bool launches_allow(const Plan &plan, const std::vector<launch::Launch> &launches, long items) {
   return std::all_of(launches.begin(), launches.end(), [&](const launch::Launch &l) {
     uint32_t b = l.block[0];
-    return l.block[1] == 1 && l.block[2] == 1 && (b & (b - 1)) == 0 && b >= 32 * items && b <= 1024;
+    return l.block[1] == 1 && l.block[2] == 1 && (b & (b - 1)) == 0 && b >= smallest_block(plan, items) && b <= 1024;
   });
 }
 
 // Whether launch `l` takes the rewrite's fast path: a one-dimensional block
-// of a power of two of at least 32 threads for the collectives, of a
-// multiple of 32 for thread 0's loops.
+// of a power of two of at least plan.min_block threads for the collectives,
+// of a multiple of 32 for thread 0's loops.
 bool takes_fast_path(const Plan &plan, const launch::Launch &l) {
   uint32_t b = l.block[0];
   bool one_dim = l.block[1] == 1 && l.block[2] == 1;
-  if (!plan.collectives.empty()) return one_dim && b >= 32 && (b & (b - 1)) == 0;
+  if (!plan.collectives.empty()) return one_dim && b >= plan.min_block && (b & (b - 1)) == 0;
   return one_dim && b % 32 == 0;
 }
 
@@ -1436,8 +1613,8 @@ Expected<Plan> analyze_for(const Input &in) {
                    [&](const launch::Launch &l) { return takes_fast_path(*plan, l); }))
     return not_applicable(plan->collectives.empty()
                               ? "no captured launch has a one-dimensional block of a multiple of 32 threads"
-                              : "no captured launch has a one-dimensional block of a power of two of at least 32 "
-                                "threads, which the shuffles need");
+                              : "no captured launch has a one-dimensional block of a power of two of at least " +
+                                    std::to_string(plan->min_block) + " threads, which the shuffles need");
   return plan;
 }
 
@@ -1449,18 +1626,18 @@ Expected<std::vector<Axis>> space(const Input &in) {
   if (!virtual_threads_refusal(*in.ast, collective_statements(*plan)).empty()) return std::vector<Axis>{};
   Axis items{"items", {}};
   for (const char *v : {"4", "2", "8"})
-    if (launches_allow(in.launches, std::stol(v))) items.values.emplace_back(v);
+    if (launches_allow(*plan, in.launches, std::stol(v))) items.values.emplace_back(v);
   if (items.values.empty()) return std::vector<Axis>{};
   items.values.emplace_back("1");
   return std::vector<Axis>{items};
 }
 
 // The mapping of a kernel whose threads hold `items` cells each.
-launch::LaunchMapping items_mapping(long items) {
+launch::LaunchMapping items_mapping(const Plan &plan, long items) {
   launch::LaunchMapping m;
   m.block = {"block.x / " + std::to_string(items), "block.y", "block.z"};
   std::string sizes;
-  for (long b = 32 * items; b <= 1024; b *= 2)
+  for (int64_t b = smallest_block(plan, items); b <= 1024; b *= 2)
     sizes += (sizes.empty() ? "" : " || ") + std::string("block.x == ") + std::to_string(b);
   m.preconditions = {sizes, "block.y == 1", "block.z == 1"};
   return m;
@@ -1481,7 +1658,7 @@ Expected<Output> apply(const Input &in, const Params &params) {
   std::map<const Stmt *, std::string> rewritten;
   int n = 0;
   for (const Collective &c : plan->collectives) {
-    size_t at = statement_begin(k, c.top), end = statement_end(k, c.top);
+    size_t at = statement_begin(k, c.top), end = statement_end(k, c.tail ? c.tail : c.top);
     if (at == std::string::npos || end == std::string::npos) return not_applicable("the loop is written in a macro");
     std::string fast;
     if (c.kind == Collective::Scan) {
@@ -1494,9 +1671,10 @@ Expected<Output> apply(const Input &in, const Params &params) {
     }
     if (items > 1) {
       rewritten[c.top] = fast;
+      if (c.tail) rewritten[c.tail] = "";
       continue;
     }
-    e.insert(at, std::string("if (") + kFastShape + ") " + fast + " else {\n  ");
+    e.insert(at, "if (" + fast_shape(plan->min_block) + ") " + fast + " else {\n  ");
     e.insert(end, "\n  }");
   }
   for (const Serial &s : plan->serials) {
@@ -1518,7 +1696,7 @@ Expected<Output> apply(const Input &in, const Params &params) {
   out.source = *text;
   out.numerics = plan->floating_sum ? cache::kNumericsReassociates : cache::kNumericsExact;
   out.reduction_length = plan->reduction_length;
-  if (items > 1) out.launch = items_mapping(items);
+  if (items > 1) out.launch = items_mapping(*plan, items);
   if (factor > 1) {
     launch::LaunchMapping m;
     m.grid = {"grid.x / " + std::to_string(factor), "grid.y", "grid.z"};
@@ -1534,8 +1712,9 @@ Expected<Output> apply(const Input &in, const Params &params) {
 Transform collectives_transform() {
   return {"shuffle_collectives",
           cache::kNumericsReassociates,
-          "a block reduction or scan over a shared array with a barrier per step becomes warp shuffles (checked by "
-          "running its index arithmetic for every power-of-two block); a reduction sent to one atomic merges "
+          "a block reduction or scan over a shared array with a barrier per step (a reduction's last warp may "
+          "follow, through volatile accesses) becomes warp shuffles (checked by running its index arithmetic for "
+          "every power-of-two block); a reduction sent to one atomic merges "
           "`factor` blocks; otherwise each thread may hold `items` cells (block.x / items threads); thread 0's loop "
           "over the block's cells after a barrier becomes a reduction by every thread",
           true,

@@ -36,6 +36,7 @@ GROUPS = [
     ("splits", "Rows and columns split from a 1-D index"),
     ("volumes", "Kernels indexed in x, y and z"),
     ("staged", "Tiles staged in shared memory and read down their columns"),
+    ("lastwarp", "Block reductions that end in an unrolled last warp"),
 ]
 
 

@@ -994,6 +994,49 @@ TEST(Transforms, CollectivesMergeBlocksSentToOneAtomic) {
           .launch == std::nullopt);
 }
 
+TEST(Transforms, CollectivesTakeALastWarpThroughVolatileCells) {
+  const char *loop = "unsigned s = blockDim.x / 2; s > 32; s >>= 1", *update = "if (t < s) buf[t] += buf[t + s];";
+  auto last_warp = [](const std::string &steps) {
+    return "if (t < 32) {\n    volatile int *w = buf;\n" + steps + "  }\n  if (t == 0) out[blockIdx.x] = buf[0];";
+  };
+  const std::string all = "w[t] += w[t + 32]; w[t] += w[t + 16]; w[t] += w[t + 8];\n"
+                          "w[t] += w[t + 4]; w[t] += w[t + 2]; w[t] += w[t + 1];\n";
+  Output out = applied("shuffle_collectives", tree(loop, update, last_warp(all)), {{"items", "1"}});
+  // Blocks of 32 would read past the block's cells: they keep the code as written.
+  EXPECT_NE(out.source.find("blockDim.x >= 64u && blockDim.y == 1u"), std::string::npos) << out.source;
+  size_t fallback = out.source.find("} else {");
+  ASSERT_NE(fallback, std::string::npos) << out.source;
+  EXPECT_GT(out.source.find("volatile int *w = buf;"), fallback) << "the last warp runs only where the loop does";
+  EXPECT_GT(out.source.find("if (t == 0) out[blockIdx.x]"), out.source.find("w[t] += w[t + 1];"));
+  // A loop that stops at 32 cells, a last warp from 16: blocks of 32 are proven too.
+  Output from16 = applied("shuffle_collectives",
+                          tree("unsigned s = blockDim.x / 2; s > 16; s >>= 1", update,
+                               "if (t < 16) {\n    volatile int *w = buf;\n"
+                               "w[t] += w[t + 16]; w[t] += w[t + 8]; w[t] += w[t + 4]; w[t] += w[t + 2]; "
+                               "w[t] += w[t + 1];\n  }\n  if (t == 0) out[blockIdx.x] = buf[0];"),
+                          {{"items", "1"}});
+  EXPECT_NE(from16.source.find("blockDim.x >= 32u && blockDim.y == 1u"), std::string::npos) << from16.source;
+  // Refused: a step missing, another operation, two warps, plain accesses.
+  const std::pair<std::string, std::string> refused[] = {
+      {last_warp("w[t] += w[t + 32]; w[t] += w[t + 16]; w[t] += w[t + 8]; w[t] += w[t + 4]; w[t] += w[t + 2];\n"),
+       "it does not combine every element exactly once into buf[0] (1024 threads)"},
+      {last_warp("w[t] += w[t + 32]; w[t] = max(w[t], w[t + 16]);\n"), "its steps are not w[a] op= w[b]"},
+      {"if (t < 64) {\n    volatile int *w = buf;\n" + all + "  }\n  if (t == 0) out[blockIdx.x] = buf[0];",
+       "a step after the loop runs on two warps without a barrier"},
+      {"if (t < 32) {\n buf[t] += buf[t + 32]; buf[t] += buf[t + 16]; buf[t] += buf[t + 8];\n"
+       "buf[t] += buf[t + 4]; buf[t] += buf[t + 2]; buf[t] += buf[t + 1];\n  }\n"
+       "  if (t == 0) out[blockIdx.x] = buf[0];",
+       "through a pointer to volatile elements"}};
+  for (const auto &[tail, why] : refused)
+    EXPECT_NE(refusal("shuffle_collectives", tree(loop, update, tail)).find(why), std::string::npos) << why;
+  // A captured launch of 32 threads never takes the shuffles here.
+  Parsed small(tree(loop, update, last_warp(all)));
+  small.in.launches[0].block[0] = 32;
+  auto axes = find_transform("shuffle_collectives")->space(small.in);
+  ASSERT_FALSE(axes);
+  EXPECT_NE(axes.error().message.find("no captured launch"), std::string::npos) << axes.error().message;
+}
+
 TEST(Transforms, CollectivesRecogniseHillisSteeleScans) {
   const char *scan = R"(__global__ void scan(int n, const float *x, float *y) {
   __shared__ float buf[1024];
@@ -1144,7 +1187,7 @@ TEST(Transforms, CollectivesCellsPerThreadKeepEachThreadsWork) {
 TEST(Transforms, CollectivesRefuseWhatTheSimulationDisproves) {
   const char *tail = "if (t == 0) out[blockIdx.x] = buf[0];";
   EXPECT_NE(refusal("shuffle_collectives", tree(kSequential, "if (t < s) buf[t] += buf[t + s + 1];", tail))
-                .find("a step reaches outside [0, blockDim.x) (32 threads)"),
+                .find("a step reaches outside [0, blockDim.x) (1024 threads)"),
             std::string::npos);
   EXPECT_NE(refusal("shuffle_collectives", tree("unsigned s = 1; s < blockDim.x; s *= 2",
                                                 "if (t + s < blockDim.x) buf[t] += buf[t + s];", tail))
