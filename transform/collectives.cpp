@@ -424,6 +424,25 @@ struct Collective {
 // first in each step, as in `for (...) { __syncthreads(); if (t < s) ... }`:
 // the steps are the same, and the rewrite's own barriers order what comes
 // before the loop with what comes after it as the loop's barriers did.
+// Whether evaluating `s` may change state: calls other than builtin index
+// reads, assignments, increments.
+bool changes_state(const Stmt *s) {
+  if (!s) return false;
+  if (const auto *e = dyn_cast<Expr>(s); e && as_builtin(e)) return false;
+  if (isa<CallExpr>(s) || (isa<BinaryOperator>(s) && cast<BinaryOperator>(s)->isAssignmentOp()) ||
+      (isa<UnaryOperator>(s) && cast<UnaryOperator>(s)->isIncrementDecrementOp()))
+    return true;
+  return std::any_of(s->child_begin(), s->child_end(), changes_state);
+}
+
+// Whether `v` is an integer local of index arithmetic in `scope`: initialised
+// without changing state (a rewrite that drops its declaration loses
+// nothing) from anything but itself, and never assigned there.
+bool is_index_local(const VarDecl *v, const Stmt *scope) {
+  return v && v->getType()->isIntegerType() && v->getInit() && !changes_state(v->getInit()) &&
+         !refers_to(v->getInit(), v) && !assigns(scope, v);
+}
+
 std::string match_reduce(const std::vector<const Stmt *> &all, Collective &c, const ASTContext &ctx) {
   // Integer locals the step declares and never assigns (`int index = 2 * s *
   // t;`) are index arithmetic: the simulation reads them through their values.
@@ -431,8 +450,7 @@ std::string match_reduce(const std::vector<const Stmt *> &all, Collective &c, co
   for (const Stmt *st : all) {
     const auto *d = dyn_cast<DeclStmt>(st);
     const auto *v = d && d->isSingleDecl() ? dyn_cast<VarDecl>(d->getSingleDecl()) : nullptr;
-    if (v && v->getType()->isIntegerType() && v->getInit() && !refers_to(v->getInit(), v) &&
-        !assigns(c.loop->getBody(), v))
+    if (is_index_local(v, c.loop->getBody()))
       c.lets[v] = v->getInit();
     else if (!isa<NullStmt>(st))
       body.push_back(st);
@@ -595,10 +613,11 @@ std::string match_tail(const Stmt *s, Collective &c, const ASTContext &ctx) {
       const auto *v = d->isSingleDecl() ? dyn_cast<VarDecl>(d->getSingleDecl()) : nullptr;
       if (v && is_volatile_alias(v, c.buf, s)) {
         aliases.insert(v);
-      } else if (v && v->getType()->isIntegerType() && v->getInit() && !refers_to(v->getInit(), v) && !assigns(s, v)) {
+      } else if (is_index_local(v, s)) {
         lets[v] = v->getInit();
       } else {
-        return "it declares something other than a volatile pointer to the array or an integer";
+        return "it declares something other than a volatile pointer to the array or an integer of index "
+               "arithmetic";
       }
       continue;
     }
@@ -1133,17 +1152,6 @@ bool convertible_element(QualType target_type, QualType other, const Accumulatio
   if (target_type->isIntegerType() && other->isIntegerType()) return true;
   return acc.kind == Accumulation::Sum && target_type->isSpecificBuiltinType(BuiltinType::Double) &&
          other->isSpecificBuiltinType(BuiltinType::Float);
-}
-
-// Whether evaluating `s` may change state: calls other than builtin index
-// reads, assignments, increments.
-bool changes_state(const Stmt *s) {
-  if (!s) return false;
-  if (const auto *e = dyn_cast<Expr>(s); e && as_builtin(e)) return false;
-  if (isa<CallExpr>(s) || (isa<BinaryOperator>(s) && cast<BinaryOperator>(s)->isAssignmentOp()) ||
-      (isa<UnaryOperator>(s) && cast<UnaryOperator>(s)->isIncrementDecrementOp()))
-    return true;
-  return std::any_of(s->child_begin(), s->child_end(), changes_state);
 }
 
 // The lvalue `target` of a serial update: a local scalar, a shared scalar or

@@ -1026,7 +1026,9 @@ TEST(Transforms, CollectivesTakeALastWarpThroughVolatileCells) {
       {"if (t < 32) {\n buf[t] += buf[t + 32]; buf[t] += buf[t + 16]; buf[t] += buf[t + 8];\n"
        "buf[t] += buf[t + 4]; buf[t] += buf[t + 2]; buf[t] += buf[t + 1];\n  }\n"
        "  if (t == 0) out[blockIdx.x] = buf[0];",
-       "through a pointer to volatile elements"}};
+       "through a pointer to volatile elements"},
+      // The rewrite would drop the declaration, and the atomic with it.
+      {last_warp("int k = atomicAdd(out, 1);\n" + all), "an integer of index arithmetic"}};
   for (const auto &[tail, why] : refused)
     EXPECT_NE(refusal("shuffle_collectives", tree(loop, update, tail)).find(why), std::string::npos) << why;
   // A captured launch of 32 threads never takes the shuffles here.
