@@ -420,10 +420,6 @@ struct Collective {
   int64_t min_block = 32; // the smallest power-of-two block the collective is proven for
 };
 
-// The loop's statements as a tree reduction; why not. The barrier may come
-// first in each step, as in `for (...) { __syncthreads(); if (t < s) ... }`:
-// the steps are the same, and the rewrite's own barriers order what comes
-// before the loop with what comes after it as the loop's barriers did.
 // Whether evaluating `s` may change state: calls other than builtin index
 // reads, assignments, increments.
 bool changes_state(const Stmt *s) {
@@ -443,6 +439,10 @@ bool is_index_local(const VarDecl *v, const Stmt *scope) {
          !refers_to(v->getInit(), v) && !assigns(scope, v);
 }
 
+// The loop's statements as a tree reduction; why not. The barrier may come
+// first in each step, as in `for (...) { __syncthreads(); if (t < s) ... }`:
+// the steps are the same, and the rewrite's own barriers order what comes
+// before the loop with what comes after it as the loop's barriers did.
 std::string match_reduce(const std::vector<const Stmt *> &all, Collective &c, const ASTContext &ctx) {
   // Integer locals the step declares and never assigns (`int index = 2 * s *
   // t;`) are index arithmetic: the simulation reads them through their values.
@@ -660,27 +660,43 @@ std::optional<bool> active(const Expr *guard, const Frame &f) {
   return v ? std::optional<bool>(*v != 0) : std::nullopt;
 }
 
-std::string reduce_step(const Collective &c, const Frame &at, Cells &cells) {
-  Frame f = at;
+// One step of a reduction: each thread for which every guard holds combines
+// cell b into cell a. In the last warp's steps (`warp`), those threads must
+// lie in one warp, and each reads before any writes; elsewhere no thread may
+// read a cell another updates. Why the step cannot run ("" when it ran).
+std::string combine_step(std::initializer_list<const Expr *> guards, const Expr *a_at, const Expr *b_at, bool warp,
+                         Frame f, Cells &cells) {
   f.has_t = true;
+  const std::string where = warp ? " after the loop" : "";
   std::vector<int> writer(f.block, -1), reader(f.block, -1);
   Cells next = cells;
+  int64_t lanes = -1;
   for (f.t = 0; f.t < f.block; ++f.t) {
-    auto on = active(c.guard, f);
-    if (!on) return "its guard is not integer arithmetic of t, the loop variable and blockDim.x";
+    std::optional<bool> on = true;
+    for (const Expr *g : guards)
+      if (on && *on) on = active(g, f);
+    if (!on)
+      return warp ? "a guard after the loop is not integer arithmetic of t and blockDim.x"
+                  : "its guard is not integer arithmetic of t, the loop variable and blockDim.x";
     if (!*on) continue;
+    if (warp && lanes != -1 && lanes != f.t / 32) return "a step after the loop runs on two warps without a barrier";
+    lanes = f.t / 32;
     int64_t a = 0, b = 0;
-    if (!index_in(c.a, f, a) || !index_in(c.b, f, b)) return "a step reaches outside [0, blockDim.x)";
-    if (writer[a] != -1) return "two threads update one cell in a step";
+    if (!index_in(a_at, f, a) || !index_in(b_at, f, b)) return "a step" + where + " reaches outside [0, blockDim.x)";
+    if (writer[a] != -1) return "two threads update one cell in a step" + where;
     writer[a] = static_cast<int>(f.t);
     reader[b] = reader[b] == -1 || reader[b] == f.t ? static_cast<int>(f.t) : -2;
     next[a].insert(next[a].end(), cells[b].begin(), cells[b].end());
   }
-  for (int64_t x = 0; x < f.block; ++x)
+  for (int64_t x = 0; !warp && x < f.block; ++x)
     if (writer[x] >= 0 && reader[x] != -1 && reader[x] != writer[x])
       return "a step reads a cell another thread updates";
   cells = std::move(next);
   return {};
+}
+
+std::string reduce_step(const Collective &c, const Frame &at, Cells &cells) {
+  return combine_step({c.guard}, c.a, c.b, false, at, cells);
 }
 
 std::string scan_step(const Collective &c, const Frame &at, Cells &cells) {
@@ -709,31 +725,12 @@ std::string scan_step(const Collective &c, const Frame &at, Cells &cells) {
   return {};
 }
 
-// Runs the tail's steps as one warp runs them: every lane reads before any
-// writes; why they cannot ("" when they ran).
+// Runs the last warp's steps after the loop; why they cannot ("" when they ran).
 std::string tail_steps(const Collective &c, Frame f, Cells &cells) {
-  f.has_t = true;
   f.has_s = false;
-  for (const Collective::Step &step : c.tail_steps) {
-    Cells next = cells;
-    std::vector<bool> written(f.block, false);
-    int64_t warp = -1;
-    for (f.t = 0; f.t < f.block; ++f.t) {
-      auto on = active(c.tail_guard, f);
-      if (on && *on) on = active(step.guard, f);
-      if (!on) return "a guard after the loop is not integer arithmetic of t and blockDim.x";
-      if (!*on) continue;
-      if (warp != -1 && warp != f.t / 32) return "a step after the loop runs on two warps without a barrier";
-      warp = f.t / 32;
-      int64_t a = 0, b = 0;
-      if (!index_in(step.a, f, a) || !index_in(step.b, f, b))
-        return "a step after the loop reaches outside [0, blockDim.x)";
-      if (written[a]) return "two threads update one cell in a step after the loop";
-      written[a] = true;
-      next[a].insert(next[a].end(), cells[b].begin(), cells[b].end());
-    }
-    cells = std::move(next);
-  }
+  for (const Collective::Step &step : c.tail_steps)
+    if (std::string why = combine_step({c.tail_guard, step.guard}, step.a, step.b, true, f, cells); !why.empty())
+      return why;
   return {};
 }
 
@@ -1400,9 +1397,9 @@ Expected<Plan> analyze(const KernelAst &k) {
     }
     plan.collectives.push_back(c);
     plan.min_block = std::max(plan.min_block, c.min_block);
-    std::vector<const Stmt *> steps = list; // the tail runs in the loop's place
-    if (c.tail) steps.erase(steps.begin() + static_cast<long>(i) + 1);
-    if (auto m = mergeable(body, steps, i, c, frame); m && c.more.empty()) plan.merge = m;
+    std::vector<const Stmt *> merged = list; // the last warp goes with the loop
+    if (c.tail) merged.erase(merged.begin() + static_cast<long>(i) + 1);
+    if (auto m = mergeable(body, merged, i, c, frame); m && c.more.empty()) plan.merge = m;
   }
   for (const Serial &s : plan.serials)
     for (const SerialUpdate &u : s.updates)

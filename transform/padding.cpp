@@ -8,11 +8,11 @@
 //
 // Legal when the kernel uses each padded array only through its elements:
 // every reference is the base of a subscript per dimension (`a[i][j]`),
-// whose address is not taken nor bound to a reference. No row is then reached from another row's
-// element, and the padding cells are never read or written, so the kernel
-// computes the same values in the same order (numerics exact). The static
-// shared memory of the kernel must stay within 48 KiB. The launch is
-// unchanged.
+// whose address is not taken nor bound to a reference. No row is then
+// reached from another row's element, and the padding cells are never read
+// or written, so the kernel computes the same values in the same order
+// (numerics exact). The static shared memory of the kernel must stay within
+// 48 KiB. The launch is unchanged.
 #include "cache/variant.h"
 #include "transform/analysis.h"
 #include "transform/edits.h"
