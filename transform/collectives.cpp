@@ -22,13 +22,16 @@
 // in it, or leave [0, blockDim.x); a reduction must leave every element
 // combined exactly once in buf[0], and the kernel may read only buf[0] until
 // every thread overwrites its own cell; a scan must leave the inclusive
-// prefix of element t in buf[t]. Blocks below the smallest size from which
-// every larger one is proven (a loop that leaves the last 64 cells to one
-// warp needs 64) keep the loop, as does any other block shape, behind a
-// block-uniform test.
+// prefix of element t in buf[t]. The shuffles run for the widest range of
+// proven blocks that starts at the largest proven one (a loop that leaves
+// the last 64 cells to one warp needs 64 threads; a loop from a constant
+// fits one block); other blocks keep the loop, as does any other block
+// shape, behind a block-uniform test.
 //
-// A reduction's loop may hand its last steps to one warp, through volatile
-// accesses and without barriers, in the statement right after it (section
+// A reduction's steps may also be written out, a statement per step behind
+// tests of the block's size (section "Steps written out"). A reduction may
+// hand its last steps to one warp, through volatile accesses and without
+// barriers, in the statement right after its loop or steps (section
 // "Warp-synchronous tails"); the rewrite replaces both.
 //
 // Thread 0's loop: `if (t == 0) { ... for (i = S; i < N; ++i) E op= F(i);
@@ -399,7 +402,6 @@ bool is_zero_literal(const Expr *e) {
 
 struct Collective {
   enum Kind { Reduce, Scan } kind = Reduce;
-  const Stmt *top = nullptr; // the statement in the body: the loop, or its #pragma
   const ForStmt *loop = nullptr;
   Head head;
   const VarDecl *buf = nullptr;
@@ -417,7 +419,16 @@ struct Collective {
     const Expr *guard = nullptr, *a = nullptr, *b = nullptr;
   };
   std::vector<Step> tail_steps;
-  int64_t min_block = 32; // the smallest power-of-two block the collective is proven for
+  // reduce: the steps written out instead of a loop (section "Steps written out")
+  struct Written {
+    std::vector<const Expr *> when;        // conditions around it, the same for the whole block
+    std::vector<const Expr *> guards;      // conditions of the thread (updates only)
+    const Expr *a = nullptr, *b = nullptr; // buf[a] op= buf[b]; null for a barrier
+  };
+  std::vector<Written> written;
+  std::vector<const Stmt *> span; // the top-level statements the rewrite replaces, in order
+  int64_t min_block = 32;         // the power-of-two blocks the collective is proven for
+  int64_t max_block = 1024;
 };
 
 // Whether evaluating `s` may change state: calls other than builtin index
@@ -642,6 +653,126 @@ std::string match_tail(const Stmt *s, Collective &c, const ASTContext &ctx) {
   return {};
 }
 
+// ---- Steps written out -----------------------------------------------------
+//
+// A tree reduction may be written without a loop, a statement per step, each
+// behind a test of the block's size (the "completely unrolled" reduction):
+//   if (blockDim.x >= 512) { if (t < 256) buf[t] += buf[t + 256]; __syncthreads(); }
+//   if (blockDim.x >= 256 && t < 128) buf[t] += buf[t + 128]; __syncthreads();
+// or, in an instance of a kernel template, `if (blockSize >= 512)` with the
+// block size a template argument. The statements are read as a list of
+// updates and barriers, each under the conditions around it; a condition
+// around a barrier must be integer arithmetic of blockDim.x and constants,
+// so that the whole block takes it or none. The simulation runs the list for
+// each block as it runs a loop's steps, and any two updates that run must
+// have a barrier between them.
+
+bool has_barrier(const Stmt *s) {
+  if (!s) return false;
+  if (is_syncthreads(s)) return true;
+  for (const Stmt *c : s->children())
+    if (has_barrier(c)) return true;
+  return false;
+}
+
+// Whether `e` has a value for every power-of-two block without reading the
+// thread: the same for all threads of a block.
+bool is_block_uniform(const Expr *e, Frame f) {
+  f.has_t = false;
+  f.has_s = false;
+  for (f.block = 32; f.block <= 1024; f.block *= 2)
+    if (!eval(e, f)) return false;
+  return true;
+}
+
+// Appends the updates and barriers of `s`, under the conditions `when` and
+// `guards` around it, to `out`. False when `s` holds anything else, an
+// update of another array or with another operation than the earlier ones
+// (the first sets c.buf and c.acc), or a barrier under a condition that may
+// differ between the block's threads.
+bool written_steps(const Stmt *s, std::vector<const Expr *> when, std::vector<const Expr *> guards, const Frame &frame,
+                   const ASTContext &ctx, Collective &c, std::vector<Collective::Written> &out) {
+  if (!s || isa<NullStmt>(s)) return true;
+  if (const auto *block = dyn_cast<CompoundStmt>(s))
+    return std::all_of(block->body_begin(), block->body_end(),
+                       [&](const Stmt *x) { return written_steps(x, when, guards, frame, ctx, c, out); });
+  if (is_syncthreads(s)) { // never under a guard: those hold no barrier
+    out.push_back({when, {}, nullptr, nullptr});
+    return true;
+  }
+  if (const auto *i = dyn_cast<IfStmt>(s)) {
+    if (i->getElse() || i->getInit() || i->getConditionVariable()) return false;
+    if (!has_barrier(i->getThen())) {
+      guards.push_back(i->getCond());
+    } else if (is_block_uniform(i->getCond(), frame)) {
+      when.push_back(i->getCond());
+    } else {
+      return false;
+    }
+    return written_steps(i->getThen(), when, guards, frame, ctx, c, out);
+  }
+  const VarDecl *buf = c.buf;
+  auto u = match_update(s, buf, ctx);
+  const Expr *b = u ? cell(u->other, buf) : nullptr;
+  if (!b || (c.buf && (u->acc.kind != c.acc.kind || u->acc.combine != c.acc.combine))) return false;
+  c.buf = buf;
+  c.acc = u->acc;
+  out.push_back({when, guards, u->a, b});
+  return true;
+}
+
+// Whether `steps` has two updates with no barrier between them.
+bool updates_back_to_back(const std::vector<Collective::Written> &steps) {
+  for (size_t i = 1; i < steps.size(); ++i)
+    if (steps[i].a && steps[i - 1].a) return true;
+  return false;
+}
+
+// Whether `s` has a barrier under a condition that may differ between the
+// block's threads.
+bool divergent_barrier(const Stmt *s, const Frame &frame) {
+  if (const auto *i = dyn_cast_or_null<IfStmt>(s);
+      i && has_barrier(i->getThen()) && !is_block_uniform(i->getCond(), frame))
+    return true;
+  return s && std::any_of(s->child_begin(), s->child_end(), [&](const Stmt *c) { return divergent_barrier(c, frame); });
+}
+
+// The steps written out from body[i] on, into c: the longest run of
+// statements that are updates of one shared array and barriers, no two
+// updates back to back (an update with no barrier after it ends the run
+// before its statement, which may be the last warp's steps). nullopt when
+// body[i] starts no run of two updates or more with a barrier; otherwise
+// why the run is not a collective's steps ("" when it is).
+std::optional<std::string> match_written(const std::vector<const Stmt *> &body, size_t i, const Frame &frame,
+                                         const ASTContext &ctx, Collective &c) {
+  size_t end = i;
+  for (; end < body.size(); ++end) {
+    Collective next = c;
+    std::vector<Collective::Written> more;
+    if (!written_steps(body[end], {}, {}, frame, ctx, next, more)) break;
+    next.written.insert(next.written.end(), more.begin(), more.end());
+    if (updates_back_to_back(next.written)) break;
+    c = std::move(next);
+  }
+  if (end == i) {
+    // An update of two cells outside any loop, as a written-out step.
+    std::function<bool(const Stmt *)> updates_cells = [&](const Stmt *x) {
+      const VarDecl *buf = nullptr;
+      auto u = x ? match_update(x, buf, ctx) : std::nullopt;
+      if (u && cell(u->other, buf)) return true;
+      return x && !isa<ForStmt, WhileStmt, DoStmt>(x) && std::any_of(x->child_begin(), x->child_end(), updates_cells);
+    };
+    if (updates_cells(body[i]) && divergent_barrier(body[i], frame))
+      return std::string("a barrier runs under a condition that may differ between the block's threads");
+    return std::nullopt;
+  }
+  auto updates = std::count_if(c.written.begin(), c.written.end(), [](const auto &w) { return w.a != nullptr; });
+  if (updates < 2 || updates == static_cast<long>(c.written.size()) || !c.written.front().a) return std::nullopt;
+  c.kind = Collective::Reduce;
+  c.span.assign(body.begin() + static_cast<long>(i), body.begin() + static_cast<long>(end));
+  return std::string();
+}
+
 // ---- Simulation ------------------------------------------------------------
 
 using Cells = std::vector<std::vector<int>>; // the elements combined into each cell
@@ -664,7 +795,7 @@ std::optional<bool> active(const Expr *guard, const Frame &f) {
 // cell b into cell a. In the last warp's steps (`warp`), those threads must
 // lie in one warp, and each reads before any writes; elsewhere no thread may
 // read a cell another updates. Why the step cannot run ("" when it ran).
-std::string combine_step(std::initializer_list<const Expr *> guards, const Expr *a_at, const Expr *b_at, bool warp,
+std::string combine_step(const std::vector<const Expr *> &guards, const Expr *a_at, const Expr *b_at, bool warp,
                          Frame f, Cells &cells) {
   f.has_t = true;
   const std::string where = warp ? " after the loop" : "";
@@ -734,13 +865,33 @@ std::string tail_steps(const Collective &c, Frame f, Cells &cells) {
   return {};
 }
 
+// Runs the steps written out; why they cannot ("" when they ran).
+std::string written_run(const Collective &c, Frame f, Cells &cells) {
+  f.has_s = false;
+  bool pending = false; // an update ran since the last barrier
+  for (const Collective::Written &w : c.written) {
+    f.has_t = false;
+    bool on = true;
+    for (const Expr *x : w.when) {
+      Value v = eval(x, f);
+      if (!v) return "a condition around a barrier is not integer arithmetic of blockDim.x and constants";
+      on = on && *v != 0;
+    }
+    if (!on) continue;
+    if (w.a && pending) return "two of its steps run without a barrier between them";
+    pending = w.a != nullptr;
+    if (std::string why = w.a ? combine_step(w.guards, w.a, w.b, false, f, cells) : ""; !why.empty()) return why;
+  }
+  return {};
+}
+
 // Runs the collective with `block` threads; why it is not a reduction into
 // buf[0] (or an inclusive scan) of every element ("" when it is).
 std::string simulate(const Collective &c, Frame f) {
   Cells cells(f.block);
   for (int64_t i = 0; i < f.block; ++i)
     cells[i] = {static_cast<int>(i)};
-  std::string why = run_loop(c.head, f, [&](const Frame &at) {
+  std::string why = !c.loop ? written_run(c, f, cells) : run_loop(c.head, f, [&](const Frame &at) {
     return c.kind == Collective::Reduce ? reduce_step(c, at, cells) : scan_step(c, at, cells);
   });
   if (why.empty() && c.tail) why = tail_steps(c, f, cells);
@@ -843,33 +994,31 @@ const ForStmt *loop_of(const Stmt *s) {
   return dyn_cast<ForStmt>(s);
 }
 
-bool has_barrier(const Stmt *s) {
-  if (!s) return false;
-  if (is_syncthreads(s)) return true;
-  for (const Stmt *c : s->children())
-    if (has_barrier(c)) return true;
-  return false;
-}
-
-// Sets c.min_block to the smallest power-of-two block from which the
-// collective is proven for every larger one up to 1024 threads; why it is
-// not proven for 1024 threads.
+// Sets c.min_block and c.max_block to the widest range of power-of-two
+// blocks, the largest first, that the collective is proven for; why it is
+// proven for none (its reason at 1024 threads).
 std::string prove_blocks(Collective &c, const Frame &frame) {
   Frame f = frame;
   f.s = c.head.s;
   f.lets = &c.lets;
+  std::string why_1024;
+  c.max_block = 0;
   for (int64_t block = 1024; block >= 32; block /= 2) {
     f.block = block;
-    if (std::string why = simulate(c, f); !why.empty()) return block == 1024 ? why + " (1024 threads)" : std::string();
-    c.min_block = block;
+    std::string why = simulate(c, f);
+    if (block == 1024) why_1024 = why;
+    if (why.empty() && (c.max_block == 0 || c.min_block == block * 2)) {
+      c.max_block = std::max(c.max_block, block);
+      c.min_block = block;
+    }
   }
-  return {};
+  return c.max_block == 0 ? why_1024 + " (1024 threads)" : std::string();
 }
 
-// The collective at body[i], a statement under `root`; why it is not one.
-std::string match_collective(const Stmt *root, const std::vector<const Stmt *> &body, size_t i, const Frame &frame,
-                             const ASTContext &ctx, Collective &c) {
-  c.top = body[i];
+bool is_thread_zero_branch(const Stmt *s, const Frame &frame);
+
+// The loop at body[i] as a collective's steps; why it is not one.
+std::string match_loop(const std::vector<const Stmt *> &body, size_t i, const ASTContext &ctx, Collective &c) {
   c.loop = loop_of(body[i]);
   auto head = head_of(c.loop);
   if (!head) return "its loop does not step an integer variable of its own";
@@ -879,26 +1028,37 @@ std::string match_collective(const Stmt *root, const std::vector<const Stmt *> &
   if (!why_reduce.empty()) {
     const ForStmt *loop = c.loop;
     c = Collective{};
-    c.top = body[i];
     c.loop = loop;
     c.head = *head;
     if (std::string why_scan = match_scan(list, c, ctx); !why_scan.empty())
       return std::count_if(list.begin(), list.end(), is_syncthreads) == 1 ? why_reduce : why_scan;
   }
+  c.span = {body[i]};
+  return {};
+}
+
+// Completes collective `c`, whose steps c.span start at body[i], a statement
+// under `root`: the last warp's steps right after them, the blocks it is
+// proven for, and what the kernel reads after it; why it is not a collective.
+std::string complete_collective(const Stmt *root, const std::vector<const Stmt *> &body, size_t i, const Frame &frame,
+                                const ASTContext &ctx, Collective &c) {
   for (const auto &[buf, acc] : combined(c))
     if (!supported_element(buf->getType()->getAsArrayTypeUnsafe()->getElementType()))
       return "the shared array's element type has no shuffle (int, unsigned, long long, float, double)";
   std::string tail_why;
-  if (c.kind == Collective::Reduce && c.more.empty() && i + 1 < body.size() && follows(root, body[i], body[i + 1]))
-    tail_why = match_tail(body[i + 1], c, ctx);
+  size_t next = i + c.span.size();
+  if (c.kind == Collective::Reduce && c.more.empty() && next < body.size() &&
+      follows(root, c.span.back(), body[next]) && !is_thread_zero_branch(body[next], frame))
+    tail_why = match_tail(body[next], c, ctx);
+  if (c.tail) c.span.push_back(c.tail);
   if (std::string why = prove_blocks(c, frame); !why.empty())
     return c.tail || tail_why.empty() ? why
-                                      : why + "; the statement after the loop is no warp's last steps: " + tail_why;
-  size_t rest = i + (c.tail ? 2 : 1);
+                                      : why + "; the statement after the " + (c.loop ? "loop" : "steps") +
+                                            " is no warp's last steps: " + tail_why;
   if (c.kind == Collective::Reduce)
     for (const auto &[buf, acc] : combined(c))
-      if (std::string why =
-              reads_after(std::vector<const Stmt *>(body.begin() + static_cast<long>(rest), body.end()), buf, frame);
+      if (std::string why = reads_after(
+              std::vector<const Stmt *>(body.begin() + static_cast<long>(i + c.span.size()), body.end()), buf, frame);
           !why.empty())
         return why;
   return {};
@@ -1344,7 +1504,8 @@ struct Plan {
   std::optional<Merge> merge; // for the only collective, a reduction
   bool floating_sum = false;
   std::string reduction_length; // of the floating sums, in the launch-mapping language
-  int64_t min_block = 32;       // the smallest block the collectives' fast path takes
+  int64_t min_block = 32;       // the blocks the collectives' fast path takes
+  int64_t max_block = 1024;
 };
 
 // `a` and `b` (lengths in the launch-mapping language) as the longer one.
@@ -1378,14 +1539,22 @@ Expected<Plan> analyze(const KernelAst &k) {
       continue;
     }
     const ForStmt *loop = loop_of(list[i]);
-    if (!loop || !has_barrier(loop->getBody())) continue;
     Collective c;
+    auto written_why = loop ? std::nullopt : match_written(list, i, frame, k.context(), c);
+    bool written = written_why.has_value();
+    if (!written && (!loop || !has_barrier(loop->getBody()))) continue;
+    const char *what = written ? "the steps written out with barriers are not a block reduction: "
+                               : "the loop with barriers is not a block reduction or scan: ";
     if (returned || has_return(list[i])) {
-      if (first_why.empty()) first_why = "a thread may return before the loop with barriers";
+      if (first_why.empty())
+        first_why = written ? "a thread may return before the steps with barriers"
+                            : "a thread may return before the loop with barriers";
       continue;
     }
-    if (std::string why = match_collective(body, list, i, frame, k.context(), c); !why.empty()) {
-      if (first_why.empty()) first_why = "the loop with barriers is not a block reduction or scan: " + why;
+    std::string why = written ? *written_why : match_loop(list, i, k.context(), c);
+    if (why.empty()) why = complete_collective(body, list, i, frame, k.context(), c);
+    if (!why.empty()) {
+      if (first_why.empty()) first_why = what + why;
       continue;
     }
     for (const auto &[buf, acc] : combined(c)) {
@@ -1397,10 +1566,15 @@ Expected<Plan> analyze(const KernelAst &k) {
     }
     plan.collectives.push_back(c);
     plan.min_block = std::max(plan.min_block, c.min_block);
-    std::vector<const Stmt *> merged = list; // the last warp goes with the loop
-    if (c.tail) merged.erase(merged.begin() + static_cast<long>(i) + 1);
+    plan.max_block = std::min(plan.max_block, c.max_block);
+    std::vector<const Stmt *> merged = list; // the statements after the first go with it
+    merged.erase(merged.begin() + static_cast<long>(i) + 1, merged.begin() + static_cast<long>(i + c.span.size()));
     if (auto m = mergeable(body, merged, i, c, frame); m && c.more.empty()) plan.merge = m;
+    i += c.span.size() - 1;
   }
+  if (plan.min_block > plan.max_block)
+    return not_applicable("its collectives are proven for no common block (one from " + std::to_string(plan.min_block) +
+                          " threads, another up to " + std::to_string(plan.max_block) + ")");
   for (const Serial &s : plan.serials)
     for (const SerialUpdate &u : s.updates)
       if (u.acc.kind == Accumulation::Sum && u.target->getType()->isRealFloatingType()) {
@@ -1421,9 +1595,12 @@ Expected<Plan> analyze(const KernelAst &k) {
 // ---- The rewrite -----------------------------------------------------------
 
 // The test of the blocks that take the collectives' fast path: one
-// dimension, a power of two of at least `min_block` threads.
-std::string fast_shape(int64_t min_block) {
-  return "(blockDim.x & (blockDim.x - 1u)) == 0u && blockDim.x >= " + std::to_string(min_block) +
+// dimension, a power of two of plan.min_block to plan.max_block threads.
+std::string fast_shape(const Plan &plan) {
+  if (plan.min_block == plan.max_block)
+    return "blockDim.x == " + std::to_string(plan.min_block) + "u && blockDim.y == 1u && blockDim.z == 1u";
+  std::string at_most = plan.max_block < 1024 ? "u && blockDim.x <= " + std::to_string(plan.max_block) : "";
+  return "(blockDim.x & (blockDim.x - 1u)) == 0u && blockDim.x >= " + std::to_string(plan.min_block) + at_most +
          "u && blockDim.y == 1u && blockDim.z == 1u";
 }
 
@@ -1579,32 +1756,40 @@ Status merge_blocks(const KernelAst &k, const Collective &c, const Merge &m, lon
 // The statements a coarsened kernel replaces: its collectives.
 std::map<const Stmt *, std::string> collective_statements(const Plan &plan) {
   std::map<const Stmt *, std::string> out;
-  for (const Collective &c : plan.collectives) {
-    out[c.top] = "";
-    if (c.tail) out[c.tail] = "";
-  }
+  for (const Collective &c : plan.collectives)
+    for (const Stmt *s : c.span)
+      out[s] = "";
   return out;
+}
+
+// The blocks the collectives are proven for, in words: "at least 64", "64 to 512", "256".
+std::string block_range(const Plan &plan) {
+  if (plan.max_block == 1024) return "at least " + std::to_string(plan.min_block);
+  if (plan.min_block == plan.max_block) return std::to_string(plan.min_block);
+  return std::to_string(plan.min_block) + " to " + std::to_string(plan.max_block);
 }
 
 // The smallest block that runs `items` cells per thread.
 int64_t smallest_block(const Plan &plan, long items) { return std::max<int64_t>(32 * items, plan.min_block); }
 
 // Whether every captured launch can run `items` cells per thread: a
-// one-dimensional power-of-two block of at least smallest_block threads.
+// one-dimensional power-of-two block of smallest_block to plan.max_block
+// threads.
 bool launches_allow(const Plan &plan, const std::vector<launch::Launch> &launches, long items) {
   return std::all_of(launches.begin(), launches.end(), [&](const launch::Launch &l) {
     uint32_t b = l.block[0];
-    return l.block[1] == 1 && l.block[2] == 1 && (b & (b - 1)) == 0 && b >= smallest_block(plan, items) && b <= 1024;
+    return l.block[1] == 1 && l.block[2] == 1 && (b & (b - 1)) == 0 && b >= smallest_block(plan, items) &&
+           b <= plan.max_block;
   });
 }
 
 // Whether launch `l` takes the rewrite's fast path: a one-dimensional block
-// of a power of two of at least plan.min_block threads for the collectives,
-// of a multiple of 32 for thread 0's loops.
+// of a power of two of plan.min_block to plan.max_block threads for the
+// collectives, of a multiple of 32 for thread 0's loops.
 bool takes_fast_path(const Plan &plan, const launch::Launch &l) {
   uint32_t b = l.block[0];
   bool one_dim = l.block[1] == 1 && l.block[2] == 1;
-  if (!plan.collectives.empty()) return one_dim && b >= plan.min_block && (b & (b - 1)) == 0;
+  if (!plan.collectives.empty()) return one_dim && b >= plan.min_block && b <= plan.max_block && (b & (b - 1)) == 0;
   return one_dim && b % 32 == 0;
 }
 
@@ -1618,8 +1803,8 @@ Expected<Plan> analyze_for(const Input &in) {
                    [&](const launch::Launch &l) { return takes_fast_path(*plan, l); }))
     return not_applicable(plan->collectives.empty()
                               ? "no captured launch has a one-dimensional block of a multiple of 32 threads"
-                              : "no captured launch has a one-dimensional block of a power of two of at least " +
-                                    std::to_string(plan->min_block) + " threads, which the shuffles need");
+                              : "no captured launch has a one-dimensional block of a power of two of " +
+                                    block_range(*plan) + " threads, which the shuffles need");
   return plan;
 }
 
@@ -1642,7 +1827,7 @@ launch::LaunchMapping items_mapping(const Plan &plan, long items) {
   launch::LaunchMapping m;
   m.block = {"block.x / " + std::to_string(items), "block.y", "block.z"};
   std::string sizes;
-  for (int64_t b = smallest_block(plan, items); b <= 1024; b *= 2)
+  for (int64_t b = smallest_block(plan, items); b <= plan.max_block; b *= 2)
     sizes += (sizes.empty() ? "" : " || ") + std::string("block.x == ") + std::to_string(b);
   m.preconditions = {sizes, "block.y == 1", "block.z == 1"};
   return m;
@@ -1663,7 +1848,7 @@ Expected<Output> apply(const Input &in, const Params &params) {
   std::map<const Stmt *, std::string> rewritten;
   int n = 0;
   for (const Collective &c : plan->collectives) {
-    size_t at = statement_begin(k, c.top), end = statement_end(k, c.tail ? c.tail : c.top);
+    size_t at = statement_begin(k, c.span.front()), end = statement_end(k, c.span.back());
     if (at == std::string::npos || end == std::string::npos) return not_applicable("the loop is written in a macro");
     std::string fast;
     if (c.kind == Collective::Scan) {
@@ -1675,11 +1860,11 @@ Expected<Output> apply(const Input &in, const Params &params) {
       if (!c.more.empty()) fast.insert(0, "{\n  ").append("\n  }");
     }
     if (items > 1) {
-      rewritten[c.top] = fast;
-      if (c.tail) rewritten[c.tail] = "";
+      for (const Stmt *s : c.span)
+        rewritten[s] = s == c.span.front() ? fast : "";
       continue;
     }
-    e.insert(at, "if (" + fast_shape(plan->min_block) + ") " + fast + " else {\n  ");
+    e.insert(at, "if (" + fast_shape(*plan) + ") " + fast + " else {\n  ");
     e.insert(end, "\n  }");
   }
   for (const Serial &s : plan->serials) {
@@ -1717,9 +1902,10 @@ Expected<Output> apply(const Input &in, const Params &params) {
 Transform collectives_transform() {
   return {"shuffle_collectives",
           cache::kNumericsReassociates,
-          "a block reduction or scan over a shared array with a barrier per step (a reduction's last warp may "
-          "follow, through volatile accesses) becomes warp shuffles (checked by running its index arithmetic for "
-          "every power-of-two block); a reduction sent to one atomic merges "
+          "a block reduction or scan over a shared array with a barrier per step, as a loop or (reductions) "
+          "written out a statement per step (a reduction's last warp may follow, through volatile accesses), "
+          "becomes warp shuffles for the power-of-two blocks that running its index arithmetic proves; a "
+          "reduction sent to one atomic merges "
           "`factor` blocks; otherwise each thread may hold `items` cells (block.x / items threads); thread 0's loop "
           "over the block's cells after a barrier becomes a reduction by every thread",
           true,

@@ -1039,6 +1039,64 @@ TEST(Transforms, CollectivesTakeALastWarpThroughVolatileCells) {
   EXPECT_NE(axes.error().message.find("no captured launch"), std::string::npos) << axes.error().message;
 }
 
+// A tree reduction written out a step per statement, from `first` cells down
+// to 1, each step behind a test of the block's size; `barrier` after each.
+std::string written(unsigned first, const std::string &barrier = "__syncthreads();") {
+  std::string steps;
+  for (unsigned s = first; s >= 1; s /= 2)
+    steps += "  if (blockDim.x >= " + std::to_string(2 * s) + ") { if (t < " + std::to_string(s) +
+             ") buf[t] += buf[t + " + std::to_string(s) + "]; " + barrier + " }\n";
+  return R"(__global__ void w(int n, const int *x, int *out) {
+  __shared__ int buf[1024];
+  unsigned t = threadIdx.x;
+  unsigned i = blockIdx.x * blockDim.x + t;
+  buf[t] = i < (unsigned)n ? x[i] : 0;
+  __syncthreads();
+)" + steps +
+         "  if (t == 0) out[blockIdx.x] = buf[0];\n}";
+}
+
+TEST(Transforms, CollectivesTakeStepsWrittenOut) {
+  // Every step from 512: every block is proven; the steps stay for other shapes.
+  Output out = applied("shuffle_collectives", written(512), {{"items", "1"}});
+  EXPECT_NE(out.source.find("blockDim.x >= 32u && blockDim.y == 1u"), std::string::npos) << out.source;
+  size_t fallback = out.source.find("} else {");
+  ASSERT_NE(fallback, std::string::npos) << out.source;
+  EXPECT_GT(out.source.find("if (blockDim.x >= 1024) { if (t < 512)"), fallback);
+  EXPECT_GT(out.source.find("if (t == 0) out[blockIdx.x]"), out.source.find("buf[t] += buf[t + 1];"));
+  // From 256: blocks of 1024 would leave half the cells out, so they keep the steps.
+  Output to512 = applied("shuffle_collectives", written(256), {{"items", "1"}});
+  EXPECT_NE(to512.source.find("blockDim.x >= 32u && blockDim.x <= 512u && blockDim.y == 1u"), std::string::npos)
+      << to512.source;
+  Parsed large(written(256));
+  large.in.launches[0].block[0] = 1024;
+  auto axes = find_transform("shuffle_collectives")->space(large.in);
+  ASSERT_FALSE(axes);
+  EXPECT_NE(axes.error().message.find("a power of two of 32 to 512 threads"), std::string::npos)
+      << axes.error().message;
+  // A loop from a constant is proven for the one block it fits.
+  Parsed fixed(tree("unsigned s = 128; s > 0; s >>= 1", "if (t < s) buf[t] += buf[t + s];",
+                    "if (t == 0) out[blockIdx.x] = buf[0];"));
+  fixed.in.launches[0].block[0] = 256;
+  auto rewrite = find_transform("shuffle_collectives")->apply(fixed.in, {{"items", "1"}});
+  ASSERT_TRUE(rewrite) << rewrite.error().message;
+  EXPECT_NE(rewrite->source.find("if (blockDim.x == 256u && blockDim.y == 1u"), std::string::npos) << rewrite->source;
+  // Refused: a barrier only some threads reach; a barrier no block runs; a step missing.
+  std::string divergent = written(512);
+  for (size_t at = 0; (at = divergent.find("if (blockDim.x >= ", at)) != std::string::npos; ++at)
+    divergent.replace(at, 18, "if (t < 1024 && blockDim.x >= ");
+  EXPECT_NE(refusal("shuffle_collectives", divergent).find("a barrier runs under a condition that may differ"),
+            std::string::npos);
+  EXPECT_NE(refusal("shuffle_collectives", written(512, "if (blockDim.x > 1024) __syncthreads();"))
+                .find("two of its steps run without a barrier between them (1024 threads)"),
+            std::string::npos);
+  std::string missing = written(512);
+  missing.erase(missing.find("  if (blockDim.x >= 2)"),
+                missing.find("  if (t == 0)") - missing.find("  if (blockDim.x >= 2)"));
+  EXPECT_NE(refusal("shuffle_collectives", missing).find("does not combine every element exactly once into buf[0]"),
+            std::string::npos);
+}
+
 TEST(Transforms, CollectivesRecogniseHillisSteeleScans) {
   const char *scan = R"(__global__ void scan(int n, const float *x, float *y) {
   __shared__ float buf[1024];
