@@ -37,6 +37,7 @@ GROUPS = [
     ("volumes", "Kernels indexed in x, y and z"),
     ("staged", "Tiles staged in shared memory and read down their columns"),
     ("lastwarp", "Block reductions that end in an unrolled last warp"),
+    ("written", "Block reductions written out a step per statement, or stepped from a constant"),
 ]
 
 
