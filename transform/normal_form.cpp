@@ -2,6 +2,7 @@
 
 #include "transform/analysis.h"
 #include "transform/edits.h"
+#include "transform/specialize.h"
 #include "transform/transform.h"
 #include "transform/uniform.h"
 
@@ -118,8 +119,11 @@ std::string helper_refusal(const FunctionDecl *fd, const CallExpr *call, const K
   if (!fd->hasAttr<CUDADeviceAttr>() || fd->hasAttr<CUDAGlobalAttr>()) return name + " is not a __device__ function";
   if (sm.isInSystemHeader(fd->getLocation()) || fd->getLocation().isMacroID())
     return name + " is not written in the program";
-  if (isa<CXXMethodDecl>(fd) || fd->getTemplatedKind() != FunctionDecl::TK_NonTemplate || fd->isVariadic())
+  bool plain_or_instance = fd->getTemplatedKind() == FunctionDecl::TK_NonTemplate ||
+                           fd->getTemplatedKind() == FunctionDecl::TK_FunctionTemplateSpecialization;
+  if (isa<CXXMethodDecl>(fd) || !plain_or_instance || fd->isVariadic())
     return name + " is a member, a template or variadic";
+  if (auto uses = parameter_uses(fd); !uses) return name + ": " + uses.error().message;
   if (call->getNumArgs() != fd->getNumParams()) return name + " is called with default arguments";
   QualType ret = fd->getReturnType();
   if (ret->isReferenceType() || ret->getContainedAutoType()) return name + " returns a reference or auto";
@@ -288,6 +292,10 @@ Status inline_call(Round &r, const CallExpr *call, const FunctionDecl *fd) {
 
   auto helper = HelperText::of(fd);
   if (!helper) return helper.error();
+  auto uses = parameter_uses(fd); // an instance of a template reads its arguments
+  if (!uses) return uses.error();
+  for (const ParameterUse &use : *uses)
+    if (size_t at = helper->offset(use.at); at != std::string::npos) helper->rename(at, use.length, use.text);
   std::set<std::string> top, locals;
   local_names(fd, top, locals);
   std::string decls;
@@ -310,8 +318,18 @@ Status inline_call(Round &r, const CallExpr *call, const FunctionDecl *fd) {
       unsigned at = sm.getFileOffset(p->getLocation()) - sm.getFileOffset(p->getBeginLoc());
       if (decl.empty() || !p->getLocation().isFileID() || at + p->getName().size() > decl.size())
         return not_applicable("a parameter's declaration is written in a macro");
-      decl.replace(at, p->getName().size(), name);
-      decls += decl + " = " + text + "; ";
+      Edits written; // the name, and the template's arguments where its type reads its parameters
+      written.replace(at, at + p->getName().size(), name);
+      unsigned base = sm.getFileOffset(p->getBeginLoc());
+      for (const ParameterUse &use : *uses) {
+        unsigned u = sm.getFileOffset(use.at);
+        if (sm.getFileID(use.at) == sm.getFileID(p->getBeginLoc()) && u >= base && u - base + use.length <= at)
+          written.replace(u - base, u - base + use.length, use.text);
+      }
+      auto with_arguments = written.apply(decl);
+      if (!with_arguments) return with_arguments.error();
+      decl = *with_arguments;
+      decls.append(decl).append(" = ").append(text).append("; ");
     }
     walk(fd->getBody(), [&](const Stmt *x) {
       if (const auto *ref = dyn_cast<DeclRefExpr>(x); ref && ref->getDecl() == p)
@@ -631,7 +649,7 @@ Expected<std::optional<std::string>> accumulator_round(const KernelAst &k) {
     if (uses.size() != a.uses.size()) continue;
     std::string name = fresh(a.pointer->getName().str() + "_acc", taken);
     std::string type = type_text(a.pointer->getType()->getPointeeType().getUnqualifiedType(), k.context());
-    e.replace(sb, se, type + " " + name + " = " + src.substr(vb, ve - vb) + ";");
+    e.replace(sb, se, type.append(" ").append(name).append(" = ").append(src, vb, ve - vb).append(";"));
     for (const auto &[ub, ue] : uses)
       e.replace(ub, ue, name);
     e.replace(le, le, "\n" + src.substr(eb, ee - eb) + " = " + name + ";");

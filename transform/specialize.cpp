@@ -107,6 +107,31 @@ std::string parameter_refusal(const FunctionTemplateDecl *tmpl) {
 
 } // namespace
 
+Expected<std::vector<ParameterUse>> parameter_uses(const FunctionDecl *fd) {
+  const FunctionTemplateDecl *tmpl = fd->getPrimaryTemplate();
+  const FunctionDecl *pattern = fd->getTemplateInstantiationPattern();
+  if (!tmpl || !pattern || !fd->isTemplateInstantiation()) return std::vector<ParameterUse>();
+  if (std::string why = parameter_refusal(tmpl); !why.empty()) return make_error(why, "not-applicable");
+  const ASTContext &ctx = fd->getASTContext();
+  const SourceManager &sm = ctx.getSourceManager();
+  std::vector<std::string> texts;
+  for (const TemplateArgument &a : fd->getTemplateSpecializationArgs()->asArray()) {
+    auto t = argument_text(a, ctx);
+    if (!t) return t.error();
+    texts.push_back(*t);
+  }
+  ParameterUses uses;
+  uses.TraverseDecl(const_cast<FunctionDecl *>(pattern));
+  std::vector<ParameterUse> out;
+  for (const auto &[loc, index] : uses.uses) {
+    if (!loc.isFileID()) return make_error("a template parameter is read inside a macro", "not-applicable");
+    if (index >= texts.size())
+      return make_error("a template parameter is read outside the definition", "not-applicable");
+    out.push_back({loc, Lexer::MeasureTokenLength(loc, sm, ctx.getLangOpts()), texts[index]});
+  }
+  return out;
+}
+
 bool is_instance_name(const std::string &name) { return name.find('<') != std::string::npos; }
 
 std::string instance_name(const FunctionDecl *fd) {
@@ -141,24 +166,18 @@ Expected<Specialization> specialize_kernel(const tooling::ParseRequest &request,
   if (!range || range->file != sm.getMainFileID() || pattern->getLocation().isMacroID() || !header_end.isFileID())
     return refuse("the template is not written in " + request.source);
   size_t begin = sm.getFileOffset(header_end) + 1, end = range->end;
-  const TemplateArgumentList *args = fd->getTemplateSpecializationArgs();
-  std::vector<std::string> texts;
-  for (const TemplateArgument &a : args->asArray()) {
-    auto t = argument_text(a, ctx);
-    if (!t) return refuse(t.error().message);
-    texts.push_back(*t);
-  }
+  auto uses = parameter_uses(fd);
+  if (!uses) return refuse(uses.error().message);
   std::map<size_t, std::pair<size_t, std::string>> edits; // offset -> (length, text)
-  ParameterUses uses;
-  uses.TraverseDecl(const_cast<FunctionDecl *>(pattern));
-  for (const auto &[loc, index] : uses.uses) {
-    if (!loc.isFileID() || sm.getFileID(loc) != range->file)
-      return refuse("a template parameter is read inside a macro");
-    size_t at = sm.getFileOffset(loc);
-    if (at < begin || at >= end || index >= texts.size())
-      return refuse("a template parameter is read outside the definition");
-    edits[at] = {Lexer::MeasureTokenLength(loc, sm, ctx.getLangOpts()), texts[index]};
+  for (const ParameterUse &use : *uses) {
+    if (sm.getFileID(use.at) != range->file) return refuse("a template parameter is read inside a macro");
+    size_t at = sm.getFileOffset(use.at);
+    if (at < begin || at >= end) return refuse("a template parameter is read outside the definition");
+    edits[at] = {use.length, use.text};
   }
+  std::vector<std::string> texts;
+  for (const TemplateArgument &a : fd->getTemplateSpecializationArgs()->asArray())
+    texts.push_back(*argument_text(a, ctx)); // parameter_uses checked each
   std::string list;
   for (const std::string &t : texts)
     list += (list.empty() ? "" : ", ") + t;

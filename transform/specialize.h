@@ -10,7 +10,10 @@
 #include "support/expected.h"
 #include "tooling/request.h"
 
+#include "clang/Basic/SourceLocation.h"
+
 #include <string>
+#include <vector>
 
 namespace clang {
 class FunctionDecl;
@@ -33,6 +36,22 @@ struct Specialization {
 // a macro, a static template).
 Expected<Specialization> specialize_kernel(const tooling::ParseRequest &request, const std::string &unit_text,
                                            const std::string &instance);
+
+// A place where the definition of a function template reads one of its
+// parameters, and the argument of an instance written as text for it (a
+// type as one specifier, an integer as a literal of the parameter's type).
+struct ParameterUse {
+  clang::SourceLocation at; // in the template's definition, outside macros
+  unsigned length = 0;      // of the parameter's name there
+  std::string text;
+};
+
+// Where the definition of `fd`, an instantiation of a function template,
+// reads the template's parameters, with `fd`'s arguments; empty for a
+// function that is no instantiation. Errors ("not-applicable"): a parameter
+// pack or template template parameter, an argument that is not a named type
+// or an integer, a parameter read inside a macro.
+Expected<std::vector<ParameterUse>> parameter_uses(const clang::FunctionDecl *fd);
 
 // True when `name` names a template instantiation ("k<float>").
 bool is_instance_name(const std::string &name);

@@ -106,6 +106,23 @@ __device__ float twice(float v) { return 2 * v; })");
   EXPECT_NE(m.find("const float *a_1 = ROW(i);"), std::string::npos) << m;
 }
 
+TEST(NormalForm, InstancesOfHelperTemplatesReadTheirArguments) {
+  const char *helper = R"(template <typename T, int SCALE>
+__device__ T dot(const T *a, const T *b, int n) {
+  T s = T(0);
+  for (int j = 0; j < n; ++j) s += a[j] * b[j];
+  return s * SCALE;
+})";
+  std::string f = form_of(unit(helper, "y[i] = dot<float, 2>(A + (size_t)i * n, x, n);"));
+  EXPECT_NE(f.find("{ const float *a_1 = A + (size_t)i * n; "), std::string::npos) << f;
+  EXPECT_NE(f.find("float s = float(0);"), std::string::npos) << f;
+  EXPECT_NE(f.find("y[i] = (s * 2); }"), std::string::npos) << f;
+  // Deduced arguments too.
+  std::string d = form_of(unit("template <class T> __device__ T twice(T v) { return v + v; }", "y[i] = twice(x[i]);"));
+  EXPECT_NE(d.find("{ float v_1 = x[i]; "), std::string::npos) << d;
+  EXPECT_NE(d.find("y[i] = (v_1 + v_1); }"), std::string::npos) << d;
+}
+
 TEST(NormalForm, CallsThatCannotMoveStay) {
   auto none = [](const std::string &helper, const std::string &use) {
     std::string f = form_of(unit(helper, use));
@@ -122,7 +139,7 @@ TEST(NormalForm, CallsThatCannotMoveStay) {
   none("__device__ float f(float v) { return v < 1 ? v : f(v / 2); }", "y[i] = f(x[i]);");
   none("__device__ float f(float v) { static float last; last = v; return last; }", "y[i] = f(x[i]);");
   none("__device__ float f(float v, float w = 1) { return v * w; }", "y[i] = f(x[i]);");
-  none("template <class T> __device__ T f(T v) { return v; }", "y[i] = f(x[i]);");
+  none("template <int... N> __device__ float f(float v) { return v; }", "y[i] = f<1, 2>(x[i]);");
   // A name the helper uses from outside that the kernel declares again.
   none("__device__ float scale;\n__device__ float f(float v) { return v * scale; }",
        "{ float scale = 2; y[i] = f(x[i]) * scale; }");

@@ -45,7 +45,15 @@ int main() {
   var::sum_template<256><<<grid, BLOCK / ITEMS, BLOCK * sizeof(double)>>>(in, o1, n);
   // Each block sums about n / grid values of magnitude at most 1.
   ok = same(name, download(o0, grid), download(o1, grid), 1e-14 * n);
-#else
+#elif WHICH == 4
+  name = "sum_helper";
+  const unsigned grid = blocks(n, 128);
+  float *in = upload(values<float>(n));
+  float *o0 = upload(std::vector<float>(grid, -1.0f)), *o1 = upload(std::vector<float>(grid, -1.0f));
+  orig::sum_helper<128, float><<<grid, BLOCK>>>(in, o0, n);
+  var::sum_helper<128, float><<<grid, BLOCK / ITEMS>>>(in, o1, n);
+  ok = same(name, download(o0, grid), download(o1, grid), 1e-6 * BLOCK * 8);
+#else // WHICH == 3
   name = "sum_fixed";
   const unsigned grid = blocks(n, BLOCK);
   float *in = upload(values<float>(n));

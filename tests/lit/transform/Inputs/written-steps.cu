@@ -98,3 +98,30 @@ __global__ void sum_fixed(const float *x, float *out, int n) {
   }
   if (t == 0) out[blockIdx.x] = s[0];
 }
+
+// A kernel template whose last warp is an instance of a helper template.
+template <unsigned blockSize, typename T>
+__device__ void warp_sum(volatile T *cells, unsigned tid) {
+  if (blockSize >= 64) cells[tid] += cells[tid + 32];
+  if (blockSize >= 32) cells[tid] += cells[tid + 16];
+  if (blockSize >= 16) cells[tid] += cells[tid + 8];
+  if (blockSize >= 8) cells[tid] += cells[tid + 4];
+  if (blockSize >= 4) cells[tid] += cells[tid + 2];
+  if (blockSize >= 2) cells[tid] += cells[tid + 1];
+}
+
+template <unsigned blockSize, typename T>
+__global__ void sum_helper(const T *x, T *out, unsigned n) {
+  __shared__ T cells[blockSize];
+  unsigned tid = threadIdx.x;
+  unsigned i = blockIdx.x * blockSize + tid;
+  cells[tid] = i < n ? x[i] : T(0);
+  __syncthreads();
+  if (blockSize >= 512) { if (tid < 256) cells[tid] += cells[tid + 256]; __syncthreads(); }
+  if (blockSize >= 256) { if (tid < 128) cells[tid] += cells[tid + 128]; __syncthreads(); }
+  if (blockSize >= 128) { if (tid < 64) cells[tid] += cells[tid + 64]; __syncthreads(); }
+  if (tid < 32) warp_sum<blockSize, T>(cells, tid);
+  if (tid == 0) out[blockIdx.x] = cells[0];
+}
+
+template __global__ void sum_helper<128, float>(const float *, float *, unsigned);
