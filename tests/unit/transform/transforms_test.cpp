@@ -908,16 +908,18 @@ TEST(Transforms, CacheHintsOnlyForStreamsOutsideLoops) {
 
 namespace {
 
-// A tree reduction of `update` (run while `cond` holds for s) over buf, then `tail`.
-std::string tree(const std::string &loop, const std::string &update, const std::string &tail) {
-  return R"(__global__ void r(int n, const int *x, int *out) {
+// A block reduction's kernel up to its steps: one element per thread in buf.
+const char *kReduceHead = R"(__global__ void r(int n, const int *x, int *out) {
   __shared__ int buf[1024];
   unsigned t = threadIdx.x;
   unsigned i = blockIdx.x * blockDim.x + t;
   buf[t] = i < (unsigned)n ? x[i] : 0;
   __syncthreads();
-  for ()" +
-         loop + R"() {
+)";
+
+// A tree reduction of `update` (run while `cond` holds for s) over buf, then `tail`.
+std::string tree(const std::string &loop, const std::string &update, const std::string &tail) {
+  return std::string(kReduceHead) + "  for (" + loop + R"() {
     )" + update +
          R"(
     __syncthreads();
@@ -1039,6 +1041,8 @@ TEST(Transforms, CollectivesTakeALastWarpThroughVolatileCells) {
   EXPECT_NE(axes.error().message.find("no captured launch"), std::string::npos) << axes.error().message;
 }
 
+namespace {
+
 // A tree reduction written out a step per statement, from `first` cells down
 // to 1, each step behind a test of the block's size; `barrier` after each.
 std::string written(unsigned first, const std::string &barrier = "__syncthreads();") {
@@ -1046,15 +1050,10 @@ std::string written(unsigned first, const std::string &barrier = "__syncthreads(
   for (unsigned s = first; s >= 1; s /= 2)
     steps += "  if (blockDim.x >= " + std::to_string(2 * s) + ") { if (t < " + std::to_string(s) +
              ") buf[t] += buf[t + " + std::to_string(s) + "]; " + barrier + " }\n";
-  return R"(__global__ void w(int n, const int *x, int *out) {
-  __shared__ int buf[1024];
-  unsigned t = threadIdx.x;
-  unsigned i = blockIdx.x * blockDim.x + t;
-  buf[t] = i < (unsigned)n ? x[i] : 0;
-  __syncthreads();
-)" + steps +
-         "  if (t == 0) out[blockIdx.x] = buf[0];\n}";
+  return kReduceHead + steps + "  if (t == 0) out[blockIdx.x] = buf[0];\n}";
 }
+
+} // namespace
 
 TEST(Transforms, CollectivesTakeStepsWrittenOut) {
   // Every step from 512: every block is proven; the steps stay for other shapes.
