@@ -411,21 +411,19 @@ struct Collective {
   std::vector<std::pair<const VarDecl *, Accumulation>> more;
   const Expr *guard2 = nullptr;                 // scan: v = guard ? buf[b] : 0; [if (guard2)] buf[a] op= v
   std::map<const VarDecl *, const Expr *> lets; // reduce: integer locals each step declares, and their values
-  // reduce: the warp-synchronous steps right after the loop, `if (tail_guard)
-  // { [if (G)] w[a] op= w[b]; ... }` (section "Warp-synchronous tails")
-  const Stmt *tail = nullptr;
-  const Expr *tail_guard = nullptr;
-  struct Step {
-    const Expr *guard = nullptr, *a = nullptr, *b = nullptr;
-  };
-  std::vector<Step> tail_steps;
-  // reduce: the steps written out instead of a loop (section "Steps written out")
+  // reduce: a step outside a loop, or a barrier
   struct Written {
     std::vector<const Expr *> when;        // conditions around it, the same for the whole block
     std::vector<const Expr *> guards;      // conditions of the thread (updates only)
     const Expr *a = nullptr, *b = nullptr; // buf[a] op= buf[b]; null for a barrier
   };
+  // reduce: the steps written out instead of a loop (section "Steps written out")
   std::vector<Written> written;
+  // reduce: the warp-synchronous steps right after the loop or steps, `if (G)
+  // { [if (G2)] w[a] op= w[b]; ... }`, each with its guards G and G2 (section
+  // "Warp-synchronous tails")
+  const Stmt *tail = nullptr;
+  std::vector<Written> tail_steps;
   std::vector<const Stmt *> span; // the top-level statements the rewrite replaces, in order
   int64_t min_block = 32;         // the power-of-two blocks the collective is proven for
   int64_t max_block = 1024;
@@ -615,7 +613,7 @@ std::string match_tail(const Stmt *s, Collective &c, const ASTContext &ctx) {
   flatten(i->getThen(), list);
   std::set<const VarDecl *> aliases;
   std::map<const VarDecl *, const Expr *> lets;
-  std::vector<Collective::Step> steps;
+  std::vector<Collective::Written> steps;
   const char *shape = "its steps are not w[a] op= w[b], with the reduction's operation, through a pointer to "
                       "volatile elements";
   for (const Stmt *st : list) {
@@ -632,10 +630,10 @@ std::string match_tail(const Stmt *s, Collective &c, const ASTContext &ctx) {
       }
       continue;
     }
-    Collective::Step step;
+    Collective::Written step{{}, {i->getCond()}};
     if (const auto *g = dyn_cast<IfStmt>(st)) {
       if (g->getElse() || g->getInit() || g->getConditionVariable()) return shape;
-      step.guard = g->getCond();
+      step.guards.push_back(g->getCond());
       st = single(g->getThen());
     }
     auto u = st ? match_combine(st, ctx) : std::nullopt;
@@ -648,7 +646,6 @@ std::string match_tail(const Stmt *s, Collective &c, const ASTContext &ctx) {
   if (steps.empty()) return shape;
   c.lets.insert(lets.begin(), lets.end());
   c.tail = s;
-  c.tail_guard = i->getCond();
   c.tail_steps = std::move(steps);
   return {};
 }
@@ -859,9 +856,8 @@ std::string scan_step(const Collective &c, const Frame &at, Cells &cells) {
 // Runs the last warp's steps after the loop; why they cannot ("" when they ran).
 std::string tail_steps(const Collective &c, Frame f, Cells &cells) {
   f.has_s = false;
-  for (const Collective::Step &step : c.tail_steps)
-    if (std::string why = combine_step({c.tail_guard, step.guard}, step.a, step.b, true, f, cells); !why.empty())
-      return why;
+  for (const Collective::Written &step : c.tail_steps)
+    if (std::string why = combine_step(step.guards, step.a, step.b, true, f, cells); !why.empty()) return why;
   return {};
 }
 
@@ -871,13 +867,11 @@ std::string written_run(const Collective &c, Frame f, Cells &cells) {
   bool pending = false; // an update ran since the last barrier
   for (const Collective::Written &w : c.written) {
     f.has_t = false;
-    bool on = true;
-    for (const Expr *x : w.when) {
-      Value v = eval(x, f);
-      if (!v) return "a condition around a barrier is not integer arithmetic of blockDim.x and constants";
-      on = on && *v != 0;
-    }
-    if (!on) continue;
+    std::optional<bool> on = true;
+    for (const Expr *x : w.when)
+      if (on && *on) on = active(x, f);
+    if (!on) return "a condition around a barrier is not integer arithmetic of blockDim.x and constants";
+    if (!*on) continue;
     if (w.a && pending) return "two of its steps run without a barrier between them";
     pending = w.a != nullptr;
     if (std::string why = w.a ? combine_step(w.guards, w.a, w.b, false, f, cells) : ""; !why.empty()) return why;

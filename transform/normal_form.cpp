@@ -123,7 +123,6 @@ std::string helper_refusal(const FunctionDecl *fd, const CallExpr *call, const K
                            fd->getTemplatedKind() == FunctionDecl::TK_FunctionTemplateSpecialization;
   if (isa<CXXMethodDecl>(fd) || !plain_or_instance || fd->isVariadic())
     return name + " is a member, a template or variadic";
-  if (auto uses = parameter_uses(fd); !uses) return name + ": " + uses.error().message;
   if (call->getNumArgs() != fd->getNumParams()) return name + " is called with default arguments";
   QualType ret = fd->getReturnType();
   if (ret->isReferenceType() || ret->getContainedAutoType()) return name + " returns a reference or auto";
@@ -293,7 +292,7 @@ Status inline_call(Round &r, const CallExpr *call, const FunctionDecl *fd) {
   auto helper = HelperText::of(fd);
   if (!helper) return helper.error();
   auto uses = parameter_uses(fd); // an instance of a template reads its arguments
-  if (!uses) return uses.error();
+  if (!uses) return not_applicable("'" + fd->getName().str() + "': " + uses.error().message);
   for (const ParameterUse &use : *uses)
     if (size_t at = helper->offset(use.at); at != std::string::npos) helper->rename(at, use.length, use.text);
   std::set<std::string> top, locals;

@@ -158,7 +158,6 @@ Expected<Specialization> specialize_kernel(const tooling::ParseRequest &request,
   const FunctionDecl *pattern = fd->getTemplateInstantiationPattern();
   if (!tmpl || !pattern || pattern->getDescribedFunctionTemplate() != tmpl)
     return refuse("its definition is not the primary template's");
-  if (std::string why = parameter_refusal(tmpl); !why.empty()) return refuse(why);
   if (pattern->getStorageClass() == SC_Static)
     return refuse("the template is static, which a specialization cannot be");
   auto range = tooling::decl_file_range(pattern, sm, ctx.getLangOpts());
