@@ -344,6 +344,17 @@ bool is_syncthreads(const Stmt *s) {
   return fd && fd->getIdentifier() && fd->getName() == "__syncthreads" && call->getNumArgs() == 0;
 }
 
+bool accesses_volatile(const Stmt *s) {
+  bool found = false;
+  walk(s, [&](const Stmt *x) {
+    const auto *e = dyn_cast<Expr>(x);
+    if (!e) return;
+    QualType t = e->getType();
+    found |= t.isVolatileQualified() || (t->isPointerType() && t->getPointeeType().isVolatileQualified());
+  });
+  return found;
+}
+
 bool continues(const Stmt *s) {
   if (!s || isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s)) return false;
   if (isa<ContinueStmt>(s)) return true;

@@ -87,6 +87,10 @@ bool refers_to(const clang::Stmt *s, const clang::VarDecl *var);
 int references(const clang::Stmt *s, const clang::ValueDecl *decl);
 // Whether `s` is a call of __syncthreads() (no arguments).
 bool is_syncthreads(const clang::Stmt *s);
+// Whether `s` reads or writes through volatile (a volatile object or a
+// pointer to volatile elements): code that relies on a warp's threads
+// running together.
+bool accesses_volatile(const clang::Stmt *s);
 // Whether `s` holds a statement of one of these kinds.
 bool has_return(const clang::Stmt *s);
 bool has_break_or_goto(const clang::Stmt *s); // break/goto/switch that leave `s`'s loops, labels

@@ -56,14 +56,7 @@ std::string warp_dependence(const Stmt *s) {
   if (fx.barrier) return "a barrier is not a top-level statement of the kernel's body";
   if (fx.warp_ops) return "it uses warp-level operations outside the collectives";
   if (fx.inline_asm || fx.unknown_calls) return "it has inline assembly or calls kbcc cannot see";
-  bool is_volatile = false;
-  walk(s, [&](const Stmt *x) {
-    const auto *e = dyn_cast<Expr>(x);
-    if (!e) return;
-    QualType t = e->getType();
-    is_volatile |= t.isVolatileQualified() || (t->isPointerType() && t->getPointeeType().isVolatileQualified());
-  });
-  return is_volatile ? "it accesses memory through volatile (warp-synchronous code)" : "";
+  return accesses_volatile(s) ? "it accesses memory through volatile (warp-synchronous code)" : "";
 }
 
 // The variable whose storage an assignment to `target` changes: through
