@@ -9,7 +9,9 @@
 // accesses run along x, and neighbouring rows share what a stencil reads):
 // row = (blockIdx.y * blockDim.y + threadIdx.y) * factor + k, in blocks of
 // the `block` shape; the grid shrinks in y. A kernel indexed in x, y and z
-// handles `factor` consecutive planes (z) per thread the same way.
+// handles `factor` consecutive planes (z) per thread the same way. A kernel
+// that synchronizes or uses shared memory, which the index space refuses, is
+// coarsened across its barriers instead (transform/lockstep.h).
 //
 // smem_privatized_atomics: on top of that coarsening (rows per thread in a
 // 2-D kernel), atomic updates of one parameter array (whose result is unused
@@ -30,6 +32,7 @@
 #include "cache/variant.h"
 #include "transform/edits.h"
 #include "transform/index_space.h"
+#include "transform/lockstep.h"
 #include "transform/transform.h"
 #include "transform/uniform.h"
 
@@ -81,7 +84,21 @@ Status coarsen_rows(const KernelAst &k, const IndexSpace &s, long factor, Edits 
   return returns_to_goto(k, s.body, "__kbcc_next", e);
 }
 
+// Whether thread_coarsening takes `in`'s kernel across its barriers
+// (transform/lockstep.h): the index-space form refuses a kernel that
+// synchronizes or uses shared memory.
+bool across_barriers(const Input &in) {
+  Effects fx = effects_of(in.ast->kernel());
+  return fx.barrier || fx.shared_memory;
+}
+
 Expected<std::vector<Axis>> coarsen_space(const Input &in) {
+  if (across_barriers(in)) {
+    auto form = lockstep_space(in);
+    if (form) return form;
+    return not_applicable("the kernel synchronizes threads or uses shared memory; across barriers: " +
+                          form.error().message);
+  }
   auto s = index_space(*in.ast, /*allow_2d=*/true, /*allow_atomics=*/true, /*allow_batch=*/true, /*allow_3d=*/true);
   if (!s) return s.error();
   if (s->dims == 3) return std::vector<Axis>{{"factor", {"4", "2", "8"}}, {"block", {"64x4x1", "256x1x1", "32x4x2"}}};
@@ -90,6 +107,7 @@ Expected<std::vector<Axis>> coarsen_space(const Input &in) {
 }
 
 Expected<Output> coarsen_apply(const Input &in, const Params &params) {
+  if (across_barriers(in)) return lockstep_apply(in, params);
   auto s = index_space(*in.ast, true, true, true, true);
   if (!s) return s.error();
   Output out;
@@ -799,7 +817,9 @@ Expected<Output> aggregate_apply(const Input &in, const Params &params) {
 Transform coarsen_transform() {
   return {"thread_coarsening",
           cache::kNumericsExact,
-          "each thread handles `factor` items (block-strided), the grid shrinks by the factor; optional block size",
+          "each thread handles `factor` items (block-strided), the grid shrinks by the factor; optional block size; "
+          "a kernel that synchronizes or uses shared memory keeps its grid, each thread running `factor` threads of "
+          "its block across its barriers (block.x or block.y / factor; `order` lockstep or serial)",
           true,
           coarsen_space,
           coarsen_apply};
