@@ -3,7 +3,8 @@
 # Substitutions:  %kbcc  the built kbcc (%kbcc-full: the executable it hands commands to);  %fake-nvcc  a fake nvcc that logs argv;
 #                 %nvcc  the real nvcc;   %cuda_root  its toolkit;  %python;  %S/%s/%t as usual.
 # Features:       nvcc (real nvcc present), cuda-gpu (a GPU is visible),
-#                 cupti, redis, chromium, host-omp (gcc has <omp.h>).
+#                 cupti, redis, chromium, host-omp (gcc has <omp.h>), host-threads (g++ has C++20's
+#                 <barrier>: kernels run on the CPU through gpu/Inputs/emu.h).
 import os
 import shutil
 import subprocess
@@ -71,8 +72,24 @@ def gcc_has_omp():
         return False
 
 
+def gxx_has_barrier():
+    """g++ compiles C++20 threads with std::barrier: what gpu/Inputs/emu.h runs kernels on."""
+    gxx = shutil.which("g++")
+    if not gxx:
+        return False
+    try:
+        out = subprocess.run([gxx, "-std=c++20", "-pthread", "-fsyntax-only", "-x", "c++", "-"],
+                             input="#include <barrier>\nstd::barrier<> b(1);\n", capture_output=True, text=True,
+                             timeout=60)
+        return out.returncode == 0
+    except Exception:
+        return False
+
+
 if gcc_has_omp():
     config.available_features.add("host-omp")
+if gxx_has_barrier():
+    config.available_features.add("host-threads")
 if has_gpu():
     config.available_features.add("cuda-gpu")
 # WebDAV tests run on nginx, or on tests/remote/webdav-server.py where it is missing.

@@ -9,6 +9,10 @@
 #include <math.h>
 #include <vector>
 
+#ifndef LAUNCH // emu.h runs it on the CPU
+#define LAUNCH(kernel, grid, threads, ...) kernel<<<(grid), (threads)>>>(__VA_ARGS__)
+#endif
+
 namespace orig {
 #include ORIGINAL
 }
