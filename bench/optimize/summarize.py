@@ -38,6 +38,7 @@ GROUPS = [
     ("staged", "Tiles staged in shared memory and read down their columns"),
     ("lastwarp", "Block reductions that end in an unrolled last warp"),
     ("written", "Block reductions written out a step per statement, or stepped from a constant"),
+    ("tiled", "Kernels that stage tiles in shared memory, coarsened across their barriers"),
 ]
 
 
