@@ -818,8 +818,9 @@ Transform coarsen_transform() {
   return {"thread_coarsening",
           cache::kNumericsExact,
           "each thread handles `factor` items (block-strided), the grid shrinks by the factor; optional block size; "
-          "a kernel that synchronizes or uses shared memory keeps its grid, each thread running `factor` threads of "
-          "its block across its barriers (block.x or block.y / factor; `order` lockstep or serial)",
+          "a kernel that synchronizes or uses shared memory keeps its grid, each thread running FX x FY threads of "
+          "its block across its barriers (`factor` FX or FXxFY: block.x / FX, block.y / FY; `order` lockstep or "
+          "serial)",
           true,
           coarsen_space,
           coarsen_apply};

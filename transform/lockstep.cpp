@@ -10,6 +10,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <map>
 #include <set>
@@ -18,6 +19,9 @@ namespace kbcc::transform {
 using namespace clang;
 
 namespace {
+
+// The virtual threads per thread in x and in y.
+using Factors = std::array<long, 2>;
 
 // The statement under its `#pragma`s and other attributes.
 const Stmt *unwrapped(const Stmt *s) {
@@ -557,10 +561,7 @@ struct Sub {
 // The rewritten body's text.
 class Generator {
 public:
-  Generator(const Analysis &a, int axis, long factor) : a_(a), k_(a.kernel()), axis_(axis), factor_(factor) {
-    f_ = std::to_string(factor) + "u";
-    dim_ = std::string(1, "xyz"[axis]);
-  }
+  Generator(const Analysis &a, Factors f) : a_(a), k_(a.kernel()), f_(f), count_(f[0] * f[1]) {}
   std::string error;
 
   // The privatized variables: each run's declarations read outside the run,
@@ -645,7 +646,7 @@ private:
     t.removeLocalConst();
     std::string out;
     llvm::raw_string_ostream os(out);
-    t.print(os, k_.context().getPrintingPolicy(), names_.at(v) + "[" + std::to_string(factor_) + "]");
+    t.print(os, k_.context().getPrintingPolicy(), names_.at(v) + "[" + std::to_string(count_) + "]");
     return os.str() + ";\n";
   }
 
@@ -655,11 +656,14 @@ private:
     if (!s || s == skip) return;
     if (const auto *p = dyn_cast<PseudoObjectExpr>(s)) {
       auto b = as_builtin(p);
-      if (b && b->dim == axis_ && (b->var == Builtin::BlockDim || (leaf && b->var == Builtin::ThreadIdx))) {
+      if (b && b->dim < 2 && f_[b->dim] > 1 &&
+          (b->var == Builtin::BlockDim || (leaf && b->var == Builtin::ThreadIdx))) {
         size_t begin = 0, end = 0;
         if (!k_.span(p->getSourceRange(), begin, end)) error = "the thread's index is read in a macro";
-        out.push_back(
-            {begin, end, b->var == Builtin::ThreadIdx ? "__kbcc_vt" : "(blockDim." + dim_ + " * " + f_ + ")"});
+        std::string d(1, "xy"[b->dim]);
+        out.push_back({begin, end,
+                       b->var == Builtin::ThreadIdx ? "__kbcc_v" + d
+                                                    : "(blockDim." + d + " * " + std::to_string(f_[b->dim]) + "u)"});
       }
       if (b) return;
     }
@@ -715,11 +719,18 @@ private:
     return out;
   }
 
-  // A loop over the virtual threads around `code`, under `guard`'s copy.
+  // A loop over the virtual threads around `code`, under `guard`'s copy:
+  // virtual thread k is (k % fx, k / fx) in units of the block's extents.
   std::string vloop(const std::string &code, const std::string &guard) const {
-    bool thread = code.find("__kbcc_vt") != std::string::npos;
-    std::string open = "#pragma unroll\nfor (unsigned __kbcc_vk = 0u; __kbcc_vk < " + f_ + "; ++__kbcc_vk) {\n";
-    if (thread) open += "const unsigned __kbcc_vt = __kbcc_vk * blockDim." + dim_ + " + threadIdx." + dim_ + ";\n";
+    std::string fx = std::to_string(f_[0]) + "u";
+    std::string open =
+        "#pragma unroll\nfor (unsigned __kbcc_vk = 0u; __kbcc_vk < " + std::to_string(count_) + "u; ++__kbcc_vk) {\n";
+    if (code.find("__kbcc_vx") != std::string::npos)
+      open += std::string("const unsigned __kbcc_vx = ") + (f_[1] > 1 ? "(__kbcc_vk % " + fx + ")" : "__kbcc_vk") +
+              " * blockDim.x + threadIdx.x;\n";
+    if (code.find("__kbcc_vy") != std::string::npos)
+      open += std::string("const unsigned __kbcc_vy = ") + (f_[0] > 1 ? "(__kbcc_vk / " + fx + ")" : "__kbcc_vk") +
+              " * blockDim.y + threadIdx.y;\n";
     if (guard.empty()) return open + code + "}\n";
     return open + "if (" + guard + "[__kbcc_vk]) {\n" + code + "}\n}\n";
   }
@@ -799,7 +810,7 @@ private:
     std::string cond = "(" + rewrite(i->getCond(), begin, end, true) + ")";
     if (n.kind == Kind::Exit) cond = "!" + cond;
     std::string g = "__kbcc_on" + std::to_string(guards_++);
-    std::string out = "bool " + g + "[" + std::to_string(factor_) + "];\n" +
+    std::string out = "bool " + g + "[" + std::to_string(count_) + "];\n" +
                       vloop(g + "[__kbcc_vk] = " + (outer.empty() ? "" : outer + "[__kbcc_vk] && ") + cond + ";\n", "");
     bool shared = false; // declared in both copies, it would take its memory twice
     for_each_node(n.body, [&](const Node &m) {
@@ -807,7 +818,7 @@ private:
     });
     if (slow || depth >= 2 || shared) return out + list(n.body, g, true, depth + 1);
     std::string all;
-    for (long v = 0; v < factor_; ++v)
+    for (long v = 0; v < count_; ++v)
       all += (v ? " && " : "") + g + "[" + std::to_string(v) + "]";
     return out + "if (__syncthreads_and(" + all + ")) {\n" + list(n.body, "", false, depth + 1) + "} else {\n" +
            list(n.body, g, true, depth + 1) + "}\n";
@@ -815,9 +826,8 @@ private:
 
   const Analysis &a_;
   const KernelAst &k_;
-  int axis_;
-  long factor_;
-  std::string f_, dim_;
+  Factors f_;
+  long count_;
   std::map<const VarDecl *, std::string> names_;
   std::map<const Node *, const DeclStmt *> own_;
   std::vector<const ParmVarDecl *> params_;
@@ -825,14 +835,14 @@ private:
 };
 
 // The rewritten kernel's text, or the reason there is none.
-Expected<std::string> rewritten(const KernelAst &k, int axis, long factor, bool lockstep, bool *descended = nullptr) {
+Expected<std::string> rewritten(const KernelAst &k, Factors f, bool lockstep, bool *descended = nullptr) {
   if (std::string why = kernel_refusal(k); !why.empty()) return not_applicable(why);
   Analysis a(k, lockstep);
   TreeBuilder tree(a);
   std::vector<Node> nodes = tree.build(statements_of(a.body()), true);
   if (!tree.why.empty()) return not_applicable(tree.why);
   if (descended) *descended = tree.descended;
-  Generator g(a, axis, factor);
+  Generator g(a, f);
   g.privatize(nodes);
   std::string body = g.body(nodes);
   if (!g.error.empty()) return not_applicable(g.error);
@@ -851,48 +861,66 @@ bool reads_builtin(const Stmt *body, int dim) {
   return found;
 }
 
-} // namespace
-
-int lockstep_axis(const KernelAst &k, const std::vector<launch::Launch> &launches) {
-  if (!reads_builtin(k.kernel()->getBody(), 1)) return 0;
-  return std::all_of(launches.begin(), launches.end(), [](const launch::Launch &l) { return l.block[1] > 1; }) ? 1 : 0;
+// The factors to offer for `k` launched as `launches`: rows (y) and columns
+// (x) for a kernel that reads threadIdx.y or blockDim.y and whose captured
+// blocks all have rows, x alone otherwise; the first value of each kind first.
+std::vector<Factors> candidate_factors(const KernelAst &k, const std::vector<launch::Launch> &launches) {
+  bool rows = reads_builtin(k.kernel()->getBody(), 1) &&
+              std::all_of(launches.begin(), launches.end(), [](const launch::Launch &l) { return l.block[1] > 1; });
+  if (!rows) return {{4, 1}, {2, 1}, {8, 1}};
+  return {{1, 4}, {1, 2}, {1, 8}, {2, 4}, {2, 2}, {4, 4}, {2, 8}};
 }
 
+// "FX" or "FXxFY", as `factor`'s values are written.
+std::string factor_text(Factors f) {
+  return f[1] == 1 ? std::to_string(f[0]) : std::to_string(f[0]) + "x" + std::to_string(f[1]);
+}
+
+} // namespace
+
 Expected<std::vector<Axis>> lockstep_space(const Input &in) {
+  std::vector<Factors> candidates = candidate_factors(*in.ast, in.launches);
   bool descended = false;
-  int axis = lockstep_axis(*in.ast, in.launches);
-  auto text = rewritten(*in.ast, axis, 2, true, &descended);
+  auto text = rewritten(*in.ast, candidates.front(), true, &descended);
   if (!text) return text.error();
   Axis factor{"factor", {}};
-  for (long f : {4L, 2L, 8L}) {
+  for (Factors f : candidates) {
     bool fits = std::all_of(in.launches.begin(), in.launches.end(), [&](const launch::Launch &l) {
-      return l.block[axis] % f == 0 && (long)l.block[0] * l.block[1] * l.block[2] / f >= 32;
+      return l.block[0] % f[0] == 0 && l.block[1] % f[1] == 0 &&
+             (long)l.block[0] * l.block[1] * l.block[2] / (f[0] * f[1]) >= 32;
     });
-    if (fits) factor.values.push_back(std::to_string(f));
+    if (fits) factor.values.push_back(factor_text(f));
   }
   if (factor.values.empty())
-    return not_applicable(std::string("no captured launch has a block whose ") + "xyz"[axis] +
-                          " extent 2, 4 or 8 divides with 32 threads left");
+    return not_applicable(
+        std::string("no factor of ") +
+        (candidates.front()[1] > 1 ? "2, 4 or 8 rows (with 1, 2 or 4 columns)" : "2, 4 or 8 threads in x") +
+        " per thread divides every captured block and leaves it 32 threads");
   Axis order{"order", {"lockstep"}};
   if (descended) order.values.emplace_back("serial");
   return std::vector<Axis>{factor, order};
 }
 
 Expected<Output> lockstep_apply(const Input &in, const Params &params) {
-  long factor = int_param(params, "factor", 4);
-  if (factor < 2 || factor > 16) return not_applicable("factor out of range");
+  auto [fx, fy] = shape_param(params, "factor", factor_text(candidate_factors(*in.ast, in.launches).front()));
+  auto valid = [](long f) { return f == 1 || f == 2 || f == 4 || f == 8 || f == 16; };
+  if (!valid(fx) || !valid(fy) || fx * fy < 2 || fx * fy > 16)
+    return not_applicable("factor must be FX or FXxFY, powers of two with a product of 2 to 16");
   auto order = params.count("order") ? params.at("order") : std::string("lockstep");
   if (order != "lockstep" && order != "serial") return not_applicable("order must be lockstep or serial");
-  int axis = lockstep_axis(*in.ast, in.launches);
-  auto text = rewritten(*in.ast, axis, factor, order == "lockstep");
+  auto text = rewritten(*in.ast, {fx, fy}, order == "lockstep");
   if (!text) return text.error();
   Output out;
   out.source = *text;
   out.numerics = cache::kNumericsExact;
-  std::string a(1, "xyz"[axis]), f = std::to_string(factor);
   launch::LaunchMapping m;
-  m.block[axis] = "block." + a + " / " + f;
-  m.preconditions = {"block." + a + " % " + f + " == 0"};
+  for (int d = 0; d < 2; ++d) {
+    long f = d ? fy : fx;
+    if (f == 1) continue;
+    std::string e = std::string("block.") + "xy"[d];
+    m.block[d] = e + " / " + std::to_string(f);
+    m.preconditions.push_back(e + " % " + std::to_string(f) + " == 0");
+  }
   out.launch = m;
   return out;
 }

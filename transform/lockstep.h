@@ -1,11 +1,13 @@
 // Coarsening across barriers: each thread of the rewritten kernel runs
-// `factor` threads of the original block (virtual threads), so the kernel
-// runs with block.A / factor threads in one dimension A of the block and
-// computes what the original launch computed. A is y when the kernel reads
-// threadIdx.y or blockDim.y and its blocks have rows, else x; virtual thread
-// k of thread t is k * blockDim.A + t, which keeps a warp's accesses as
-// contiguous as the original's. The virtual block is the original block, so
-// shared arrays, barriers and every index keep their meaning.
+// FX x FY threads of the original block (virtual threads), so the kernel
+// runs with block.x / FX x block.y / FY threads and computes what the
+// original launch computed. Virtual thread k of thread (tx, ty) is
+// ((k % FX) * blockDim.x + tx, (k / FX) * blockDim.y + ty), which keeps a
+// warp's accesses as contiguous as the original's. The virtual block is the
+// original block, so shared arrays, barriers and every index keep their
+// meaning. Rows (FY) serve a kernel that reads threadIdx.y and has rows;
+// columns (FX) a 1-D kernel, and a 2-D one together with rows, so that what
+// a column's virtual threads all read is read once too.
 //
 // The body splits into structural code, which every thread runs once, and
 // leaf statements, which run once per virtual thread:
@@ -23,8 +25,8 @@
 //     together and what they all read in it is read once (the register
 //     blocking of a tiled product).
 //   - each run of consecutive leaf statements becomes a loop over the
-//     virtual threads, in which threadIdx.A reads the virtual thread's index;
-//     everywhere, blockDim.A reads the original block's extent.
+//     virtual threads, in which threadIdx.x and .y read the virtual thread's
+//     index; everywhere, blockDim.x and .y read the original block's extents.
 // Between two barriers the original threads ran in no particular order, and
 // any order that keeps each thread's own is one they could have run in, as
 // long as none relies on the threads of a warp running together (refused:
@@ -46,18 +48,16 @@
 
 namespace kbcc::transform {
 
-// The dimension of the block to coarsen (0: x, 1: y) for `k` launched as
-// `launches` (none known: as the kernel reads its builtins).
-int lockstep_axis(const KernelAst &k, const std::vector<launch::Launch> &launches);
-
-// The parameter space of the form for `in`: `factor` (4, 2, 8: those that
-// divide the block's extent in the dimension coarsened on every captured
-// launch and leave at least 32 threads per block) and `order` (lockstep, and
-// serial where that differs). Errors: not-applicable with the reason.
+// The parameter space of the form for `in`: `factor`, the virtual threads
+// per thread, "FX" (in x) or "FXxFY" (x and y): for a kernel that reads
+// threadIdx.y or blockDim.y and whose blocks have rows, 1x4, 1x2, 1x8, 2x4,
+// 2x2, 4x4, 2x8, else 4, 2, 8, those that divide every captured block's
+// extents and leave at least 32 threads per block; and `order` (lockstep,
+// and serial where that differs). Errors: not-applicable with the reason.
 Expected<std::vector<Axis>> lockstep_space(const Input &in);
 
-// The rewrite for `factor` and `order`, with its launch mapping (block.A /
-// factor, when block.A % factor == 0). Errors: not-applicable with the
+// The rewrite for `factor` and `order`, with its launch mapping (block.x /
+// FX, block.y / FY, when they divide). Errors: not-applicable with the
 // reason.
 Expected<Output> lockstep_apply(const Input &in, const Params &params);
 

@@ -55,27 +55,37 @@ const char *kRows = R"(__global__ void rows(const float *in, float *out, int n) 
 
 TEST(Lockstep, UniformVariablesStayOnePerThreadAndCarriedOnesGetCopies) {
   Coarsened c(kRows, 32, 8);
-  auto out = c.apply({{"factor", "4"}});
+  auto out = c.apply({{"factor", "1x4"}});
   ASSERT_TRUE(out) << out.error().message;
   EXPECT_NE(out->source.find("int base = blockIdx.x * blockDim.x;"), std::string::npos) << out->source;
   EXPECT_EQ(out->source.find("__kbcc_base"), std::string::npos) << out->source;
   EXPECT_NE(out->source.find("for (int t = 0; t < n; t += 32) {"), std::string::npos) << out->source;
   EXPECT_NE(out->source.find("float __kbcc_keep_0[4];"), std::string::npos) << out->source;
-  EXPECT_NE(out->source.find("tile[__kbcc_vt][threadIdx.x] = in[(base + __kbcc_vt) * n + t + threadIdx.x];"),
+  EXPECT_NE(out->source.find("tile[__kbcc_vy][threadIdx.x] = in[(base + __kbcc_vy) * n + t + threadIdx.x];"),
             std::string::npos)
       << out->source;
   EXPECT_EQ(out->numerics, kbcc::cache::kNumericsExact);
 }
 
-TEST(Lockstep, TheMappingDividesTheCoarsenedExtent) {
+TEST(Lockstep, TheMappingDividesTheCoarsenedExtents) {
   Coarsened c(kRows, 32, 8);
-  auto out = c.apply({{"factor", "2"}});
-  ASSERT_TRUE(out && out->launch);
-  EXPECT_EQ(out->launch->block[0], "block.x");
-  EXPECT_EQ(out->launch->block[1], "block.y / 2");
-  EXPECT_EQ(out->launch->grid[0], "grid.x");
-  EXPECT_EQ(out->launch->shared, "shared");
-  EXPECT_EQ(out->launch->preconditions, std::vector<std::string>{"block.y % 2 == 0"});
+  auto rows = c.apply({{"factor", "1x2"}});
+  ASSERT_TRUE(rows && rows->launch);
+  EXPECT_EQ(rows->launch->block[0], "block.x");
+  EXPECT_EQ(rows->launch->block[1], "block.y / 2");
+  EXPECT_EQ(rows->launch->grid[0], "grid.x");
+  EXPECT_EQ(rows->launch->shared, "shared");
+  EXPECT_EQ(rows->launch->preconditions, std::vector<std::string>{"block.y % 2 == 0"});
+  auto both = c.apply({{"factor", "2x4"}});
+  ASSERT_TRUE(both && both->launch);
+  EXPECT_EQ(both->launch->block[0], "block.x / 2");
+  EXPECT_EQ(both->launch->block[1], "block.y / 4");
+  EXPECT_EQ(both->launch->preconditions, (std::vector<std::string>{"block.x % 2 == 0", "block.y % 4 == 0"}));
+  EXPECT_NE(both->source.find("const unsigned __kbcc_vy = (__kbcc_vk / 2u) * blockDim.y + threadIdx.y;"),
+            std::string::npos)
+      << both->source;
+  EXPECT_FALSE(c.apply({{"factor", "3"}}));
+  EXPECT_FALSE(c.apply({{"factor", "8x4"}})); // 32 per thread
 }
 
 TEST(Lockstep, CapturedBlocksChooseTheDimensionAndTheFactors) {
@@ -83,16 +93,18 @@ TEST(Lockstep, CapturedBlocksChooseTheDimensionAndTheFactors) {
     auto axes = Coarsened(kRows, bx, by).space();
     return axes ? axes->front().values : std::vector<std::string>{axes.error().message};
   };
-  EXPECT_EQ(factors(32, 8), (std::vector<std::string>{"4", "2", "8"}));
-  EXPECT_EQ(factors(64, 2), (std::vector<std::string>{"2"}));       // y: 2 rows
+  EXPECT_EQ(factors(32, 8), (std::vector<std::string>{"1x4", "1x2", "1x8", "2x4", "2x2"})); // 32 threads left
+  EXPECT_EQ(factors(64, 2), (std::vector<std::string>{"1x2", "2x2"}));                      // 2 rows
   EXPECT_EQ(factors(128, 1), (std::vector<std::string>{"4", "2"})); // one row: x, 32 threads left at most
   auto none = factors(32, 1);
   ASSERT_EQ(none.size(), 1u);
-  EXPECT_NE(none[0].find("x extent 2, 4 or 8 divides with 32 threads left"), std::string::npos) << none[0];
+  EXPECT_NE(none[0].find("no factor of 2, 4 or 8 threads in x per thread divides every captured block"),
+            std::string::npos)
+      << none[0];
   auto x = Coarsened(kRows, 128, 1).apply({{"factor", "4"}});
   ASSERT_TRUE(x && x->launch);
   EXPECT_EQ(x->launch->block[0], "block.x / 4");
-  EXPECT_NE(x->source.find("__kbcc_vk * blockDim.x + threadIdx.x"), std::string::npos);
+  EXPECT_NE(x->source.find("const unsigned __kbcc_vx = __kbcc_vk * blockDim.x + threadIdx.x;"), std::string::npos);
 }
 
 TEST(Lockstep, TheSerialOrderIsOfferedOnlyWhereItDiffers) {

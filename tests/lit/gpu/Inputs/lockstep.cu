@@ -1,6 +1,6 @@
 // Runs kernel WHICH of transform/Inputs/lockstep.cu as written and as
-// coarsened across its barriers (VARIANT, launched with the block's extent
-// in AXIS (0: x, 1: y) divided by FACTOR, as its mapping says), on sizes no
+// coarsened across its barriers (VARIANT, launched with the block's extents
+// divided by FX in x and FY in y, as its mapping says), on sizes no
 // tile or block divides, and prints "<kernel> same" when every output is
 // bitwise equal, else the first difference:
 //   0 mm_tiled, 1 mm_guarded, 2 transpose_tile, 3 stencil_halo,
@@ -9,7 +9,7 @@
 #include "twin.h"
 
 // `block` as the variant launches it.
-dim3 coarse(dim3 block) { return AXIS == 0 ? dim3(block.x / FACTOR, block.y) : dim3(block.x, block.y / FACTOR); }
+dim3 coarse(dim3 block) { return dim3(block.x / FX, block.y / FY); }
 
 int main() {
   bool ok = true;
