@@ -146,6 +146,10 @@ public:
     link(body_);
     for (const ParmVarDecl *p : k.kernel()->parameters())
       if (scalar(p)) candidates_.insert(p);
+    for (auto it = counters_.begin(); it != counters_.end();) // set only by loop headers
+      it = set_in_headers_only(*it) ? std::next(it) : counters_.erase(it);
+    for (const VarDecl *c : counters_)
+      candidates_.erase(c);
     uniform_ = candidates_;
     while (true) { // the greatest set of variables consistent with itself
       std::set<const VarDecl *> next;
@@ -159,6 +163,11 @@ public:
   const CompoundStmt *body() const { return body_; }
   const KernelAst &kernel() const { return k_; }
   bool is_uniform(const VarDecl *v) const { return uniform_.count(v) > 0; }
+  // A C-style loop counter (loop_counter: every loop that uses it sets it
+  // first): no value passes from one loop to another, so each loop's own
+  // header says whether it is uniform there, and one copy per thread serves
+  // the virtual threads' loops one after another.
+  bool is_counter(const VarDecl *v) const { return counters_.count(v) > 0; }
   bool lockstep() const { return lockstep_; }
 
   // Whether every thread of the block computes the same value for `e`.
@@ -173,7 +182,7 @@ public:
       if (isa<EnumConstantDecl>(r->getDecl())) return true;
       const auto *v = dyn_cast<VarDecl>(r->getDecl());
       if (!v) return false;
-      if (uniform_.count(v)) return true;
+      if (uniform_.count(v) || counters_.count(v)) return true;
       if (isa<ParmVarDecl>(v) && !candidates_.count(v)) return !assigns(body_, v); // a struct passed by value
       if (v->hasLocalStorage() || isa<ParmVarDecl>(v)) return false;
       return v->isConstexpr() || (v->getType().isConstQualified() && !v->hasAttr<CUDASharedAttr>() && v->getInit() &&
@@ -200,11 +209,11 @@ public:
     if (const auto *b = dyn_cast<BinaryOperator>(e)) {
       if (b->getOpcode() == BO_Comma) return uniform_update(b->getLHS()) && uniform_update(b->getRHS());
       const VarDecl *v = var_of(b->getLHS());
-      return b->isAssignmentOp() && v && uniform_.count(v) && uniform(b->getRHS());
+      return b->isAssignmentOp() && v && (uniform_.count(v) || counters_.count(v)) && uniform(b->getRHS());
     }
     if (const auto *u = dyn_cast<UnaryOperator>(e)) {
       const VarDecl *v = var_of(u->getSubExpr());
-      return u->isIncrementDecrementOp() && v && uniform_.count(v);
+      return u->isIncrementDecrementOp() && v && (uniform_.count(v) || counters_.count(v));
     }
     return false;
   }
@@ -281,6 +290,7 @@ private:
           if (const auto *v = dyn_cast<VarDecl>(x)) {
             decl_of_[v] = d;
             if (v->hasLocalStorage() && !v->hasAttr<CUDASharedAttr>() && scalar(v)) candidates_.insert(v);
+            if (v->hasLocalStorage() && loop_counter(k_.kernel()->getBody(), v)) counters_.insert(v);
           }
       link(c);
     }
@@ -303,6 +313,21 @@ private:
     return nullptr;
   }
 
+  // Whether every write of `v` is in the init or step of a for loop.
+  bool set_in_headers_only(const VarDecl *v) const {
+    bool ok = true;
+    walk(body_, [&](const Stmt *x) {
+      const Expr *w = nullptr;
+      if (const auto *b = dyn_cast<BinaryOperator>(x); b && b->isAssignmentOp() && names(b->getLHS(), v)) w = b;
+      if (const auto *u = dyn_cast<UnaryOperator>(x); u && u->isIncrementDecrementOp() && names(u->getSubExpr(), v))
+        w = u;
+      if (const auto *u = dyn_cast<UnaryOperator>(x); u && u->getOpcode() == UO_AddrOf && names(u->getSubExpr(), v))
+        ok = false;
+      if (w) ok = ok && isa_and_nonnull<ForStmt>(write_position(w));
+    });
+    return ok;
+  }
+
   // Whether `v` keeps a value every thread computes alike, given uniform_:
   // declared at a statement every thread runs, from a uniform value, and
   // set only by uniform updates there, none under a guard its declaration
@@ -312,8 +337,6 @@ private:
     if (!isa<ParmVarDecl>(v)) {
       auto d = decl_of_.find(v);
       if (d == decl_of_.end()) return false;
-      for (const Decl *x : d->second->decls())
-        if (const auto *other = dyn_cast<VarDecl>(x); !other || !uniform_.count(other)) return false;
       auto p = parent_.find(d->second);
       if (p == parent_.end()) return false;
       const auto *f = dyn_cast<ForStmt>(p->second);
@@ -353,7 +376,7 @@ private:
   const CompoundStmt *body_ = nullptr;
   std::map<const Stmt *, const Stmt *> parent_;
   std::map<const VarDecl *, const DeclStmt *> decl_of_;
-  std::set<const VarDecl *> candidates_, uniform_;
+  std::set<const VarDecl *> candidates_, uniform_, counters_;
 };
 
 // Whether declaration `d` declares only `__shared__` variables.
@@ -391,6 +414,10 @@ public:
     std::vector<Node> out;
     for (size_t i = 0; i < stmts.size() && why.empty(); ++i) {
       const Stmt *s = stmts[i];
+      if (exit_branch(s) && a_.uniform(cast<IfStmt>(s)->getCond())) { // the whole block leaves
+        out.push_back({Kind::Verbatim, s, {}, {}});
+        continue;
+      }
       if (top && exit_branch(s) &&
           std::any_of(stmts.begin() + i + 1, stmts.end(), [&](const Stmt *r) { return structural(r); })) {
         Node n{Kind::Exit, s, {}, {}};
@@ -571,18 +598,18 @@ public:
       for (const Node *n : run) {
         const auto *d = dyn_cast<DeclStmt>(unwrapped(n->stmt));
         if (!d) continue;
-        bool outside = false;
-        for (const Decl *x : d->decls())
-          if (const auto *v = dyn_cast<VarDecl>(x)) {
-            int inside = 0;
-            for (const Node *m : run)
-              inside += references(m->stmt, v);
-            outside = outside || references(a_.body(), v) > inside;
-          }
-        if (!outside) continue;
-        for (const Decl *x : d->decls())
-          if (const auto *v = dyn_cast<VarDecl>(x)) private_var(v);
-        own_[n] = d;
+        bool split = false;
+        for (const Decl *x : d->decls()) {
+          const auto *v = dyn_cast<VarDecl>(x);
+          if (!v) continue;
+          int inside = 0;
+          for (const Node *m : run)
+            inside += references(m->stmt, v);
+          bool shared = a_.is_uniform(v) || a_.is_counter(v); // one per thread
+          if (!shared && references(a_.body(), v) > inside) private_var(v);
+          split = split || shared || names_.count(v);
+        }
+        if (split) split_.insert(d);
       }
     });
     for (const ParmVarDecl *p : k_.kernel()->parameters()) {
@@ -706,17 +733,22 @@ private:
 
   std::string statement(const Stmt *s, bool leaf) { return rewrite(s, begin_of(k_, s), statement_end(k_, s), leaf); }
 
-  // A privatized declaration's values, stored to the virtual thread's copies.
-  std::string stores(const DeclStmt *d) {
+  // The text of `v`'s initializer, its substitutions applied (`leaf`: those of a leaf).
+  std::string init_text(const VarDecl *v, bool leaf = true) {
+    size_t begin = 0, end = 0;
+    if (!k_.file_span(v->getInit()->getSourceRange(), begin, end)) error = "a declaration is written in a macro";
+    return rewrite(v->getInit(), begin, end, leaf);
+  }
+
+  // `T name = init;` for one variable of a declaration that declares others.
+  std::string declaration(const VarDecl *v, const std::string &name, bool leaf) {
+    if (v->getInit() && v->getInitStyle() != VarDecl::CInit)
+      error = "`" + v->getName().str() + "` is declared with others and initialised other than by `= value`";
     std::string out;
-    for (const Decl *x : d->decls()) {
-      const auto *v = dyn_cast<VarDecl>(x);
-      if (!v || !v->getInit()) continue;
-      size_t begin = 0, end = 0;
-      if (!k_.file_span(v->getInit()->getSourceRange(), begin, end)) error = "a declaration is written in a macro";
-      out += names_[v] + "[__kbcc_vk] = " + rewrite(v->getInit(), begin, end, true) + ";\n";
-    }
-    return out;
+    llvm::raw_string_ostream os(out);
+    v->getType().print(os, k_.context().getPrintingPolicy(), name);
+    os.flush();
+    return out + (v->getInit() ? " = " + init_text(v, leaf) : "") + ";\n";
   }
 
   // A loop over the virtual threads around `code`, under `guard`'s copy:
@@ -735,19 +767,29 @@ private:
     return open + "if (" + guard + "[__kbcc_vk]) {\n" + code + "}\n}\n";
   }
 
+  // A run's loop over the virtual threads; before it, the uniform variables
+  // its declarations hold and the copies of those it carries.
   std::string run(const std::vector<const Node *> &leaves, const std::string &guard) {
-    std::string decls, code;
+    std::string before, code;
     for (const Node *n : leaves) {
-      auto own = own_.find(n);
-      if (own == own_.end()) {
+      const auto *d = dyn_cast<DeclStmt>(unwrapped(n->stmt));
+      if (!d || !split_.count(d)) {
         code += trimmed(statement(n->stmt, true)) + "\n";
         continue;
       }
-      for (const Decl *x : own->second->decls())
-        decls += array_decl(cast<VarDecl>(x));
-      code += stores(own->second);
+      for (const Decl *x : d->decls()) {
+        const auto *v = cast<VarDecl>(x);
+        if (a_.is_uniform(v) || a_.is_counter(v)) {
+          before += declaration(v, v->getName().str(), false);
+        } else if (names_.count(v)) {
+          before += array_decl(v);
+          if (v->getInit()) code += names_[v] + "[__kbcc_vk] = " + init_text(v) + ";\n";
+        } else {
+          code += declaration(v, v->getName().str(), true);
+        }
+      }
     }
-    return decls + vloop(code, guard);
+    return before + vloop(code, guard);
   }
 
   std::string list(const std::vector<Node> &nodes, const std::string &guard, bool slow, int depth) {
@@ -829,7 +871,7 @@ private:
   Factors f_;
   long count_;
   std::map<const VarDecl *, std::string> names_;
-  std::map<const Node *, const DeclStmt *> own_;
+  std::set<const DeclStmt *> split_; // declarations written a variable at a time
   std::vector<const ParmVarDecl *> params_;
   int guards_ = 0;
 };

@@ -4,7 +4,7 @@
 // tile or block divides, and prints "<kernel> same" when every output is
 // bitwise equal, else the first difference:
 //   0 mm_tiled, 1 mm_guarded, 2 transpose_tile, 3 stencil_halo,
-//   4 block_sums, 5 chunk_max.
+//   4 block_sums, 5 chunk_max, 6 pair_sums.
 // On a GPU (nvcc) or on the CPU (g++ -include emu.h).
 #include "twin.h"
 
@@ -64,7 +64,7 @@ int main() {
   LAUNCH(orig::block_sums, 4, dim3(256), in, o0, n);
   LAUNCH(var::block_sums, 4, coarse(dim3(256)), in, o1, n);
   ok = same(name, download(o0, 4), download(o1, 4), 0);
-#else
+#elif WHICH == 5
   name = "chunk_max";
   const int n = 1000, chunk = 4;
   float *in = upload(values(n));
@@ -72,6 +72,14 @@ int main() {
   LAUNCH(orig::chunk_max, 2, dim3(256), in, o0, n, chunk);
   LAUNCH(var::chunk_max, 2, coarse(dim3(256)), in, o1, n, chunk);
   ok = same(name, download(o0, 2), download(o1, 2), 0);
+#elif WHICH == 6
+  name = "pair_sums";
+  const int n = 1000, pairs = 37;
+  float *a = upload(values((size_t)pairs * n)), *b = upload(values(n + 3));
+  float *o0 = upload(std::vector<float>(pairs, -7)), *o1 = upload(std::vector<float>(pairs, -7));
+  LAUNCH(orig::pair_sums, pairs + 2, dim3(128), a, b, o0, n, pairs);
+  LAUNCH(var::pair_sums, pairs + 2, coarse(dim3(128)), a, b, o1, n, pairs);
+  ok = same(name, download(o0, pairs), download(o1, pairs), 0);
 #endif
   return verdict(name, ok);
 }

@@ -109,3 +109,23 @@ __global__ void chunk_max(const float *in, float *out, int n, int chunk) {
     out[blockIdx.x] = m;
   }
 }
+
+// Written C-style: the locals declared first, the thread's index among
+// values every thread shares, one counter for a thread's loop and for the
+// tree's steps, and blocks past the last pair leaving together.
+__global__ void pair_sums(const float *a, const float *b, float *out, int n, int pairs) {
+  int i, row = blockIdx.x, t = threadIdx.x;
+  float acc;
+  __shared__ float part[128];
+  if (row >= pairs) return;
+  acc = 0.0f;
+  for (i = t; i < n; i += 128)
+    acc += a[row * n + i] * b[i];
+  part[t] = acc;
+  __syncthreads();
+  for (i = 64; i > 0; i >>= 1) {
+    if (t < i) part[t] += part[t + i];
+    __syncthreads();
+  }
+  if (t == 0) out[row] = part[0];
+}
