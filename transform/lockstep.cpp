@@ -30,6 +30,12 @@ const Stmt *unwrapped(const Stmt *s) {
   return s;
 }
 
+// Whether `s` is an empty statement or block.
+bool empty_branch(const Stmt *s) {
+  const auto *c = dyn_cast_or_null<CompoundStmt>(s);
+  return isa_and_nonnull<NullStmt>(s) || (c && c->body_empty());
+}
+
 // Whether `s` holds a `__syncthreads()` call.
 bool holds_barrier(const Stmt *s) {
   bool found = false;
@@ -136,6 +142,7 @@ struct Node {
   Kind kind = Kind::Leaf;
   const Stmt *stmt = nullptr; // as written (its #pragma included)
   std::vector<Node> body, otherwise;
+  bool negated = false; // a guard on !C: an exit, or an `if` whose code is in its else
 };
 
 // The analysis of one kernel: parents, uniform variables, the body's tree.
@@ -252,7 +259,7 @@ public:
       } else if (const auto *i = dyn_cast<IfStmt>(p)) {
         if (!holds_barrier(i) || c == i->getCond() || i->getInit() || i->getConditionVariable()) return false;
         if (!uniform(i->getCond())) {
-          if (i->getElse()) return false;
+          if (i->getElse() && !empty_branch(i->getThen())) return false;
           if (guards) guards->push_back(i);
         }
       } else if (!isa<CompoundStmt>(p) && !isa<AttributedStmt>(p)) {
@@ -420,7 +427,7 @@ public:
       }
       if (top && exit_branch(s) &&
           std::any_of(stmts.begin() + i + 1, stmts.end(), [&](const Stmt *r) { return structural(r); })) {
-        Node n{Kind::Exit, s, {}, {}};
+        Node n{Kind::Exit, s, {}, {}, true};
         n.body = build({stmts.begin() + i + 1, stmts.end()}, true);
         out.push_back(std::move(n));
         break;
@@ -477,8 +484,10 @@ private:
       }
       if (a_.uniform(i->getCond()))
         return {Kind::If, s, build(statements_of(i->getThen()), false), build(statements_of(i->getElse()), false)};
-      if (i->getElse()) why = "a branch with a barrier on a condition of the thread has an else";
       if (side_effects(i->getCond())) why = "the condition of a branch with a barrier has side effects";
+      if (i->getElse() && empty_branch(i->getThen())) // if (C) {} else { ... }: a guard on !C
+        return {Kind::Guard, s, build(statements_of(i->getElse()), false), {}, true};
+      if (i->getElse()) why = "a branch with a barrier on a condition of the thread has an else";
       return {Kind::Guard, s, build(statements_of(i->getThen()), false), {}};
     }
     why = std::string("a barrier inside a ") + u->getStmtClassName();
@@ -789,7 +798,7 @@ private:
         }
       }
     }
-    return before + vloop(code, guard);
+    return code.empty() ? before : before + vloop(code, guard);
   }
 
   std::string list(const std::vector<Node> &nodes, const std::string &guard, bool slow, int depth) {
@@ -850,7 +859,7 @@ private:
     size_t begin = 0, end = 0;
     if (!k_.file_span(i->getCond()->getSourceRange(), begin, end)) error = "a condition is written in a macro";
     std::string cond = "(" + rewrite(i->getCond(), begin, end, true) + ")";
-    if (n.kind == Kind::Exit) cond = "!" + cond;
+    if (n.negated) cond = "!" + cond;
     std::string g = "__kbcc_on" + std::to_string(guards_++);
     std::string out = "bool " + g + "[" + std::to_string(count_) + "];\n" +
                       vloop(g + "[__kbcc_vk] = " + (outer.empty() ? "" : outer + "[__kbcc_vk] && ") + cond + ";\n", "");

@@ -4,7 +4,7 @@
 // tile or block divides, and prints "<kernel> same" when every output is
 // bitwise equal, else the first difference:
 //   0 mm_tiled, 1 mm_guarded, 2 transpose_tile, 3 stencil_halo,
-//   4 block_sums, 5 chunk_max, 6 pair_sums.
+//   4 block_sums, 5 chunk_max, 6 pair_sums, 7 skip_tail.
 // On a GPU (nvcc) or on the CPU (g++ -include emu.h).
 #include "twin.h"
 
@@ -80,6 +80,14 @@ int main() {
   LAUNCH(orig::pair_sums, pairs + 2, dim3(128), a, b, o0, n, pairs);
   LAUNCH(var::pair_sums, pairs + 2, coarse(dim3(128)), a, b, o1, n, pairs);
   ok = same(name, download(o0, pairs), download(o1, pairs), 0);
+#else
+  name = "skip_tail";
+  const int n = 1000;
+  float *in = upload(values(n));
+  float *o0 = upload(std::vector<float>(n, -7)), *o1 = upload(std::vector<float>(n, -7));
+  LAUNCH(orig::skip_tail, blocks(n, 128), dim3(128), in, o0, n);
+  LAUNCH(var::skip_tail, blocks(n, 128), coarse(dim3(128)), in, o1, n);
+  ok = same(name, download(o0, n), download(o1, n), 0);
 #endif
   return verdict(name, ok);
 }
