@@ -6,6 +6,7 @@
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "llvm/ADT/FoldingSet.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 
@@ -419,6 +420,28 @@ bool has_return(const Stmt *s) {
   bool found = false;
   walk(s, [&](const Stmt *x) { found = found || isa<ReturnStmt>(x); });
   return found;
+}
+
+namespace {
+bool returns_in_loop_at(const Stmt *s, bool nested) {
+  if (!s) return false;
+  if (isa<ReturnStmt>(s)) return nested;
+  nested =
+      nested || isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s) || isa<SwitchStmt>(s) || isa<CXXForRangeStmt>(s);
+  for (const Stmt *c : s->children())
+    if (returns_in_loop_at(c, nested)) return true;
+  return false;
+}
+} // namespace
+
+bool returns_in_loop(const Stmt *s) { return returns_in_loop_at(s, false); }
+
+bool declares_shared(const Stmt *s) {
+  const auto *d = dyn_cast_or_null<DeclStmt>(s);
+  return d && std::all_of(d->decl_begin(), d->decl_end(), [](const Decl *x) {
+           const auto *v = dyn_cast<VarDecl>(x);
+           return v && v->hasAttr<CUDASharedAttr>();
+         });
 }
 
 bool has_break_or_goto(const Stmt *s) {

@@ -93,6 +93,10 @@ bool is_syncthreads(const clang::Stmt *s);
 bool accesses_volatile(const clang::Stmt *s);
 // Whether `s` holds a statement of one of these kinds.
 bool has_return(const clang::Stmt *s);
+// Whether `s` holds a `return` inside a loop or switch of its own.
+bool returns_in_loop(const clang::Stmt *s);
+// Whether `s` is a declaration of `__shared__` variables only.
+bool declares_shared(const clang::Stmt *s);
 bool has_break_or_goto(const clang::Stmt *s); // break/goto/switch that leave `s`'s loops, labels
 // Whether `s` has a `continue` of the loop it is in (not of a nested loop).
 bool continues(const clang::Stmt *s);

@@ -56,17 +56,6 @@ bool escapes(const Stmt *s, bool in_loop = false, bool in_switch = false) {
   return false;
 }
 
-// Whether `s` holds a `return` inside a loop or switch of its own.
-bool returns_nested(const Stmt *s, bool nested = false) {
-  if (!s) return false;
-  if (isa<ReturnStmt>(s)) return nested;
-  nested =
-      nested || isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s) || isa<SwitchStmt>(s) || isa<CXXForRangeStmt>(s);
-  for (const Stmt *c : s->children())
-    if (returns_nested(c, nested)) return true;
-  return false;
-}
-
 // The statements of a loop's or branch's body: its block's, or the one.
 std::vector<const Stmt *> statements_of(const Stmt *body) {
   if (const auto *c = dyn_cast_or_null<CompoundStmt>(body)) return {c->body_begin(), c->body_end()};
@@ -320,17 +309,26 @@ private:
     return nullptr;
   }
 
+  // `x` when it assigns, increments or decrements `v`; nullptr otherwise.
+  static const Expr *write_of(const Stmt *x, const VarDecl *v) {
+    if (const auto *b = dyn_cast<BinaryOperator>(x); b && b->isAssignmentOp() && names(b->getLHS(), v)) return b;
+    if (const auto *u = dyn_cast<UnaryOperator>(x); u && u->isIncrementDecrementOp() && names(u->getSubExpr(), v))
+      return u;
+    return nullptr;
+  }
+
+  // Whether `x` takes `v`'s address.
+  static bool takes_address(const Stmt *x, const VarDecl *v) {
+    const auto *u = dyn_cast<UnaryOperator>(x);
+    return u && u->getOpcode() == UO_AddrOf && names(u->getSubExpr(), v);
+  }
+
   // Whether every write of `v` is in the init or step of a for loop.
   bool set_in_headers_only(const VarDecl *v) const {
     bool ok = true;
     walk(body_, [&](const Stmt *x) {
-      const Expr *w = nullptr;
-      if (const auto *b = dyn_cast<BinaryOperator>(x); b && b->isAssignmentOp() && names(b->getLHS(), v)) w = b;
-      if (const auto *u = dyn_cast<UnaryOperator>(x); u && u->isIncrementDecrementOp() && names(u->getSubExpr(), v))
-        w = u;
-      if (const auto *u = dyn_cast<UnaryOperator>(x); u && u->getOpcode() == UO_AddrOf && names(u->getSubExpr(), v))
-        ok = false;
-      if (w) ok = ok && isa_and_nonnull<ForStmt>(write_position(w));
+      if (const Expr *w = write_of(x, v)) ok = ok && isa_and_nonnull<ForStmt>(write_position(w));
+      ok = ok && !takes_address(x, v);
     });
     return ok;
   }
@@ -355,18 +353,14 @@ private:
     bool ok = true;
     walk(body_, [&](const Stmt *x) {
       if (!ok) return;
-      if (const auto *u = dyn_cast<UnaryOperator>(x); u && u->getOpcode() == UO_AddrOf && names(u->getSubExpr(), v))
-        ok = false;
+      ok = !takes_address(x, v);
       for (const Expr *arg : reference_arguments(x))
         ok = ok && !names(arg, v);
       if (const auto *d = dyn_cast<DeclStmt>(x))
         for (const Decl *decl : d->decls())
           if (const auto *r = dyn_cast<VarDecl>(decl); r && r->getType()->isReferenceType() && r->getInit())
             ok = ok && !names(r->getInit(), v);
-      const Expr *w = nullptr;
-      if (const auto *b = dyn_cast<BinaryOperator>(x); b && b->isAssignmentOp() && names(b->getLHS(), v)) w = b;
-      if (const auto *u = dyn_cast<UnaryOperator>(x); u && u->isIncrementDecrementOp() && names(u->getSubExpr(), v))
-        w = u;
+      const Expr *w = write_of(x, v);
       if (!w) return;
       const Stmt *at = write_position(w);
       std::vector<const Stmt *> guards;
@@ -385,14 +379,6 @@ private:
   std::map<const VarDecl *, const DeclStmt *> decl_of_;
   std::set<const VarDecl *> candidates_, uniform_, counters_;
 };
-
-// Whether declaration `d` declares only `__shared__` variables.
-bool shared_decl(const DeclStmt *d) {
-  return std::all_of(d->decl_begin(), d->decl_end(), [](const Decl *x) {
-    const auto *v = dyn_cast<VarDecl>(x);
-    return v && v->hasAttr<CUDASharedAttr>();
-  });
-}
 
 // Whether `s` is `if (C) return;` without else.
 bool exit_branch(const Stmt *s) {
@@ -421,7 +407,9 @@ public:
     std::vector<Node> out;
     for (size_t i = 0; i < stmts.size() && why.empty(); ++i) {
       const Stmt *s = stmts[i];
-      if (exit_branch(s) && a_.uniform(cast<IfStmt>(s)->getCond())) { // the whole block leaves
+      // The whole block leaves (not under a guard, where the threads that
+      // skip it would go on).
+      if (top && exit_branch(s) && a_.uniform(cast<IfStmt>(s)->getCond())) {
         out.push_back({Kind::Verbatim, s, {}, {}});
         continue;
       }
@@ -444,7 +432,7 @@ private:
     const Stmt *u = unwrapped(s);
     if (is_syncthreads(u) || holds_barrier(u)) return true;
     if (const auto *d = dyn_cast<DeclStmt>(u))
-      return shared_decl(d) || std::all_of(d->decl_begin(), d->decl_end(), [&](const Decl *x) {
+      return declares_shared(d) || std::all_of(d->decl_begin(), d->decl_end(), [&](const Decl *x) {
                const auto *v = dyn_cast<VarDecl>(x);
                return v && a_.is_uniform(v);
              });
@@ -505,7 +493,7 @@ private:
   void leaf_checks(const Stmt *s, bool top, const std::vector<const Stmt *> &stmts, size_t i) {
     if (escapes(s)) why = "a `break` or `continue` leaves a loop with barriers";
     if (!has_return(s)) return;
-    if (returns_nested(s)) why = "a `return` inside a loop or switch";
+    if (returns_in_loop(s)) why = "a `return` inside a loop or switch";
     bool later = std::any_of(stmts.begin() + i + 1, stmts.end(), [&](const Stmt *r) { return structural(r); });
     if (!top || later) why = "a thread may return before a barrier";
   }
@@ -864,9 +852,7 @@ private:
     std::string out = "bool " + g + "[" + std::to_string(count_) + "];\n" +
                       vloop(g + "[__kbcc_vk] = " + (outer.empty() ? "" : outer + "[__kbcc_vk] && ") + cond + ";\n", "");
     bool shared = false; // declared in both copies, it would take its memory twice
-    for_each_node(n.body, [&](const Node &m) {
-      if (const auto *d = dyn_cast<DeclStmt>(unwrapped(m.stmt))) shared = shared || shared_decl(d);
-    });
+    for_each_node(n.body, [&](const Node &m) { shared = shared || declares_shared(unwrapped(m.stmt)); });
     if (slow || depth >= 2 || shared) return out + list(n.body, g, true, depth + 1);
     std::string all;
     for (long v = 0; v < count_; ++v)

@@ -16,14 +16,6 @@ using namespace clang;
 
 namespace {
 
-bool is_shared_decl(const Stmt *s) {
-  const auto *d = dyn_cast<DeclStmt>(s);
-  return d && std::all_of(d->decl_begin(), d->decl_end(), [](const Decl *x) {
-           const auto *v = dyn_cast<VarDecl>(x);
-           return v && v->hasAttr<CUDASharedAttr>();
-         });
-}
-
 // A local of the thread (not shared, not global).
 bool is_thread_local(const VarDecl *v) { return v && v->hasLocalStorage() && !v->hasAttr<CUDASharedAttr>(); }
 
@@ -40,7 +32,7 @@ Layout layout_of(const CompoundStmt *body, const std::map<const Stmt *, std::str
   for (const Stmt *s : body->body()) {
     if (is_syncthreads(s) || rewritten.count(s)) {
       open = false;
-    } else if (!is_shared_decl(s)) {
+    } else if (!declares_shared(s)) {
       if (!open) l.phases.emplace_back();
       l.phases.back().push_back(s);
       open = true;
@@ -100,17 +92,6 @@ std::set<const VarDecl *> declared_under(const std::vector<const Stmt *> &stmts)
           if (const auto *v = dyn_cast<VarDecl>(decl)) out.insert(v);
     });
   return out;
-}
-
-// Whether `s` holds a `return` inside a loop or switch of its own.
-bool returns_from_nested(const Stmt *s, bool nested) {
-  if (!s) return false;
-  if (isa<ReturnStmt>(s)) return nested;
-  nested =
-      nested || isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s) || isa<SwitchStmt>(s) || isa<CXXForRangeStmt>(s);
-  for (const Stmt *c : s->children())
-    if (returns_from_nested(c, nested)) return true;
-  return false;
 }
 
 // The top-level declarations of the phases, in order, with the phase of each.
@@ -235,7 +216,7 @@ std::string virtual_threads_refusal(const KernelAst &k, const std::map<const Stm
       if (const VarDecl *v = assigned_outside(s, own))
         return "`" + v->getName().str() + "` is assigned by every thread's work and shared by the threads run together";
       if (has_return(s) && !last) return "a thread may return before a barrier";
-      if (returns_from_nested(s, false)) return "a `return` inside a loop or switch";
+      if (returns_in_loop(s)) return "a `return` inside a loop or switch";
     }
     for (const DeclStmt *d : replays_for(decls, phase, p))
       if (std::string why = replay_refusal(d, body); !why.empty()) return why;

@@ -162,6 +162,33 @@ TEST(Lockstep, AGuardThatDeclaresSharedMemoryIsWrittenOnce) {
   EXPECT_NE(out->source.find("if (__kbcc_on0[__kbcc_vk]) {"), std::string::npos) << out->source;
 }
 
+TEST(Lockstep, AReturnOfTheWholeBlockStaysOneUnlessAGuardHoldsIt) {
+  Coarsened top(R"(__global__ void t(const int *in, int *out, int rows) {
+  __shared__ int cell[128];
+  if (blockIdx.x >= rows) return;
+  cell[threadIdx.x] = in[blockIdx.x * 128 + threadIdx.x];
+  __syncthreads();
+  out[blockIdx.x * 128 + threadIdx.x] = cell[127 - threadIdx.x];
+})",
+                128, 1);
+  auto out = top.apply({{"factor", "2"}});
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_NE(out->source.find("  if (blockIdx.x >= rows) return;\n"), std::string::npos) << out->source;
+  EXPECT_EQ(out->source.find("__syncthreads_and"), std::string::npos) << out->source;
+  // Under a guard, the threads that skip it would go on past the return.
+  EXPECT_NE(refusal(R"(__global__ void g(const int *in, int *out, int rows) {
+  __shared__ int cell[128];
+  if (threadIdx.x < 100) {
+    if (blockIdx.x >= rows) return;
+    cell[threadIdx.x] = in[threadIdx.x];
+    __syncthreads();
+  }
+  out[threadIdx.x] = cell[0];
+})")
+                .find("a thread may return before a barrier"),
+            std::string::npos);
+}
+
 TEST(Lockstep, RefusesWhatReliesOnWarpsOrCannotBeFollowed) {
   EXPECT_NE(refusal(R"(__global__ void v(int *out) {
   __shared__ volatile int cell[128];
