@@ -871,6 +871,21 @@ private:
   int guards_ = 0;
 };
 
+// `head`, the kernel's text up to its body, with its __launch_bounds__
+// maximum divided by `count`: the blocks it bounds now have `count` times
+// fewer threads, each running `count` virtual threads, which may use the
+// registers a smaller block leaves.
+std::string relaxed_bounds(const KernelAst &k, std::string head, long count) {
+  const auto *bounds = k.kernel()->getAttr<CUDALaunchBoundsAttr>();
+  if (!bounds) return head;
+  auto most = constant_value(bounds->getMaxThreads(), k.context());
+  size_t begin = 0, end = 0;
+  if (!most || *most < count || !k.file_span(bounds->getMaxThreads()->getSourceRange(), begin, end) ||
+      end > head.size())
+    return head;
+  return head.replace(begin, end - begin, std::to_string(*most / count));
+}
+
 // The rewritten kernel's text, or the reason there is none.
 Expected<std::string> rewritten(const KernelAst &k, Factors f, bool lockstep, bool *descended = nullptr) {
   if (std::string why = kernel_refusal(k); !why.empty()) return not_applicable(why);
@@ -885,7 +900,8 @@ Expected<std::string> rewritten(const KernelAst &k, Factors f, bool lockstep, bo
   if (!g.error.empty()) return not_applicable(g.error);
   size_t open = k.offset(a.body()->getLBracLoc()), close = k.offset(a.body()->getRBracLoc());
   if (open == std::string::npos || close == std::string::npos) return not_applicable("the body is written in a macro");
-  return k.source().substr(0, open + 1) + "\n" + indented(body) + k.source().substr(close);
+  return relaxed_bounds(k, k.source().substr(0, open + 1), f[0] * f[1]) + "\n" + indented(body) +
+         k.source().substr(close);
 }
 
 bool reads_builtin(const Stmt *body, int dim) {

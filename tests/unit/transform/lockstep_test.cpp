@@ -189,6 +189,20 @@ TEST(Lockstep, AReturnOfTheWholeBlockStaysOneUnlessAGuardHoldsIt) {
             std::string::npos);
 }
 
+TEST(Lockstep, LaunchBoundsShrinkWithTheBlock) {
+  Coarsened c(R"(#define THREADS 256
+__global__ void __launch_bounds__(THREADS, 2) lb(const float *in, float *out) {
+  __shared__ float cell[THREADS];
+  cell[threadIdx.x] = in[blockIdx.x * THREADS + threadIdx.x];
+  __syncthreads();
+  out[blockIdx.x * THREADS + threadIdx.x] = cell[THREADS - 1 - threadIdx.x];
+})",
+              256, 1);
+  auto out = c.apply({{"factor", "8"}});
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_NE(out->source.find("__global__ void __launch_bounds__(32, 2) lb("), std::string::npos) << out->source;
+}
+
 TEST(Lockstep, RefusesWhatReliesOnWarpsOrCannotBeFollowed) {
   EXPECT_NE(refusal(R"(__global__ void v(int *out) {
   __shared__ volatile int cell[128];
