@@ -3,8 +3,8 @@
 # Substitutions:  %kbcc  the built kbcc (%kbcc-full: the executable it hands commands to);  %fake-nvcc  a fake nvcc that logs argv;
 #                 %nvcc  the real nvcc;   %cuda_root  its toolkit;  %python;  %S/%s/%t as usual.
 # Features:       nvcc (real nvcc present), cuda-gpu (a GPU is visible),
-#                 cupti, redis, chromium, host-omp (gcc has <omp.h>), host-threads (g++ has C++20's
-#                 <barrier>: kernels run on the CPU through gpu/Inputs/emu.h).
+#                 cupti, redis, chromium, host-omp (gcc has <omp.h>), cpu-emulator (g++ has <ucontext.h>:
+#                 kernels run on the CPU through gpu/Inputs/emu.h).
 import os
 import shutil
 import subprocess
@@ -72,15 +72,15 @@ def gcc_has_omp():
         return False
 
 
-def gxx_has_barrier():
-    """g++ compiles C++20 threads with std::barrier: what gpu/Inputs/emu.h runs kernels on."""
+def gxx_has_fibers():
+    """g++ compiles C++17 with <ucontext.h>: what gpu/Inputs/emu.h runs a block's threads on."""
     gxx = shutil.which("g++")
     if not gxx:
         return False
     try:
-        out = subprocess.run([gxx, "-std=c++20", "-pthread", "-fsyntax-only", "-x", "c++", "-"],
-                             input="#include <barrier>\nstd::barrier<> b(1);\n", capture_output=True, text=True,
-                             timeout=60)
+        out = subprocess.run([gxx, "-std=c++17", "-fsyntax-only", "-x", "c++", "-"],
+                             input="#include <ucontext.h>\nucontext_t c;\nint f() { return getcontext(&c); }\n",
+                             capture_output=True, text=True, timeout=60)
         return out.returncode == 0
     except Exception:
         return False
@@ -88,8 +88,8 @@ def gxx_has_barrier():
 
 if gcc_has_omp():
     config.available_features.add("host-omp")
-if gxx_has_barrier():
-    config.available_features.add("host-threads")
+if gxx_has_fibers():
+    config.available_features.add("cpu-emulator")
 if has_gpu():
     config.available_features.add("cuda-gpu")
 # WebDAV tests run on nginx, or on tests/remote/webdav-server.py where it is missing.

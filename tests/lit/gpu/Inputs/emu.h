@@ -1,25 +1,28 @@
 // A CPU model of the CUDA a block-level transform's legality rests on, so
-// that a check written for twin.h runs without a GPU (g++ -std=c++20
+// that a check written for twin.h runs without a GPU (g++ -std=c++17
 // -include emu.h): the blocks of a launch run one after another; the
-// threads of a block are OS threads that meet at __syncthreads() (a thread
-// that returns takes no further part, as on the hardware); __shared__
-// variables are static, one per kernel, which the blocks run one at a time
-// share in turn; device memory is host memory. It does not model warps:
-// warp-level operations, volatile warp-synchronous code and the memory
-// model of a GPU are not there, and a kernel that uses them does not
-// compile against it. LAUNCH(kernel, grid, block, args...) launches in
+// threads of a block are fibers on one OS thread, each run until its next
+// __syncthreads() (or its end) before the next one starts, so that one
+// phase of the block runs at a time, as barriers promise, and a barrier a
+// rewrite loses shows at once (a thread that returns takes no further part,
+// as on the hardware); __shared__ variables are static, one per kernel,
+// which the blocks share in turn; device memory is host memory. It does
+// not model warps: warp-level operations, volatile warp-synchronous code
+// and a GPU's memory model are not there, and a kernel that uses them does
+// not compile against it. LAUNCH(kernel, grid, block, args...) launches in
 // either world.
 #pragma once
 
 #include <algorithm>
-#include <atomic>
-#include <barrier>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <math.h>
-#include <thread>
+#include <memory>
+#include <ucontext.h>
+#include <utility>
 #include <vector>
 
 struct uint3 {
@@ -30,8 +33,8 @@ struct dim3 {
   dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
 };
 
-inline thread_local uint3 threadIdx, blockIdx;
-inline thread_local dim3 blockDim, gridDim;
+inline uint3 threadIdx, blockIdx;
+inline dim3 blockDim, gridDim;
 constexpr int warpSize = 32;
 
 #define __global__
@@ -44,74 +47,85 @@ constexpr int warpSize = 32;
 
 namespace emu {
 
-// What the threads of the running block share.
-struct Block {
-  struct Vote {
-    std::atomic<int> *falses;
-    int *result;
-    void operator()() noexcept { // runs once per phase, before any thread goes on
-      *result = falses->load() == 0;
-      falses->store(0);
-    }
-  };
-  std::atomic<int> falses{0};
-  int all = 1;
-  std::barrier<Vote> meet;
-  explicit Block(unsigned threads) : meet(threads, Vote{&falses, &all}) {}
+// One thread of the running block.
+struct Fiber {
+  ucontext_t context;
+  std::unique_ptr<char[]> stack;
+  uint3 index;
+  bool done = false;
 };
-inline thread_local Block *block = nullptr;
+
+inline ucontext_t scheduler;
+inline Fiber *running = nullptr;
+inline const std::function<void()> *body = nullptr;
+inline int falses = 0;   // __syncthreads_and votes against, this phase
+inline int all_true = 1; // the last phase's __syncthreads_and
+
+inline void start() {
+  (*body)();
+  running->done = true; // returning to the scheduler through uc_link
+}
+
+// Back to the scheduler until every thread of the block has reached a barrier.
+inline void wait() { swapcontext(&running->context, &scheduler); }
 
 // Runs `kernel` for every thread of grid x block, a block at a time.
 template <typename F> void launch(dim3 grid, dim3 threads, F &&kernel) {
+  const std::function<void()> fn = kernel;
+  body = &fn;
   unsigned n = threads.x * threads.y * threads.z;
+  std::vector<Fiber> fibers(n);
+  const size_t stack = 64 * 1024;
+  for (Fiber &f : fibers)
+    f.stack.reset(new char[stack]);
   for (unsigned bz = 0; bz < grid.z; ++bz)
     for (unsigned by = 0; by < grid.y; ++by)
       for (unsigned bx = 0; bx < grid.x; ++bx) {
-        Block b(n);
-        std::vector<std::thread> running;
-        for (unsigned t = 0; t < n; ++t)
-          running.emplace_back([&, t] {
-            threadIdx = {t % threads.x, t / threads.x % threads.y, t / (threads.x * threads.y)};
+        for (unsigned t = 0; t < n; ++t) {
+          Fiber &f = fibers[t];
+          f.index = {t % threads.x, t / threads.x % threads.y, t / (threads.x * threads.y)};
+          f.done = false;
+          getcontext(&f.context);
+          f.context.uc_stack.ss_sp = f.stack.get();
+          f.context.uc_stack.ss_size = stack;
+          f.context.uc_link = &scheduler;
+          makecontext(&f.context, start, 0);
+        }
+        for (bool live = true; live;) { // a phase: every live thread up to its next barrier
+          live = false;
+          for (Fiber &f : fibers) {
+            if (f.done) continue;
+            threadIdx = f.index;
             blockIdx = {bx, by, bz};
             blockDim = threads;
             gridDim = grid;
-            block = &b;
-            kernel();
-            b.meet.arrive_and_drop();
-          });
-        for (std::thread &r : running)
-          r.join();
+            running = &f;
+            swapcontext(&scheduler, &f.context);
+            live = live || !f.done;
+          }
+          all_true = falses == 0;
+          falses = 0;
+        }
       }
 }
 
 } // namespace emu
 
-inline void __syncthreads() { emu::block->meet.arrive_and_wait(); }
+inline void __syncthreads() { emu::wait(); }
 inline int __syncthreads_and(int predicate) {
-  if (!predicate) emu::block->falses.fetch_add(1);
-  emu::block->meet.arrive_and_wait();
-  return emu::block->all;
+  if (!predicate) ++emu::falses;
+  emu::wait();
+  return emu::all_true;
 }
-inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
-inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __threadfence() {}
+inline void __threadfence_block() {}
 
-template <typename T> T atomicAdd(T *p, T v) { return std::atomic_ref<T>(*p).fetch_add(v); }
-template <typename T> T atomicSub(T *p, T v) { return std::atomic_ref<T>(*p).fetch_sub(v); }
-template <typename T> T atomicExch(T *p, T v) { return std::atomic_ref<T>(*p).exchange(v); }
-template <typename T> T atomicMax(T *p, T v) {
-  std::atomic_ref<T> a(*p);
-  T old = a.load();
-  while (old < v && !a.compare_exchange_weak(old, v)) {
-  }
-  return old;
-}
-template <typename T> T atomicMin(T *p, T v) {
-  std::atomic_ref<T> a(*p);
-  T old = a.load();
-  while (v < old && !a.compare_exchange_weak(old, v)) {
-  }
-  return old;
-}
+// One thread runs at a time: atomics are plain updates that return the old value.
+template <typename T> T atomicAdd(T *p, T v) { return std::exchange(*p, *p + v); }
+template <typename T> T atomicSub(T *p, T v) { return std::exchange(*p, *p - v); }
+template <typename T> T atomicExch(T *p, T v) { return std::exchange(*p, v); }
+template <typename T> T atomicMax(T *p, T v) { return std::exchange(*p, std::max(*p, v)); }
+template <typename T> T atomicMin(T *p, T v) { return std::exchange(*p, std::min(*p, v)); }
 template <typename T> T __ldg(const T *p) { return *p; }
 
 inline int min(int a, int b) { return std::min(a, b); }
