@@ -1,7 +1,8 @@
 # lit configuration for kbcc's behaviour tests.
 #
 # Substitutions:  %kbcc  the built kbcc (%kbcc-full: the executable it hands commands to);  %fake-nvcc  a fake nvcc that logs argv;
-#                 %nvcc  the real nvcc;   %cuda_root  its toolkit;  %python;  %S/%s/%t as usual.
+#                 %nvcc  the real nvcc;   %cuda_root  its toolkit;  %python;  %S/%s/%t as usual;
+#                 %emucc  g++ with the CPU model of tests/lit/gpu/Inputs/emu.h.
 # Features:       nvcc (real nvcc present), cuda-gpu (a GPU is visible),
 #                 cupti, redis, chromium, host-omp (gcc has <omp.h>), cpu-emulator (g++ has <ucontext.h>:
 #                 kernels run on the CPU through gpu/Inputs/emu.h).
@@ -37,6 +38,9 @@ config.substitutions.append(("%kbcc-full", os.path.join(config.kbcc_bin_dir, "kb
 config.substitutions.append(("%kbcc", os.path.join(config.kbcc_bin_dir, "kbcc")))
 config.substitutions.append(("%fake-nvcc", os.path.join(config.kbcc_src_root, "tests", "lit", "Inputs", "fake-nvcc")))
 config.substitutions.append(("%nvcc", nvcc))
+# The host compiler of the CPU model (feature cpu-emulator): a twin.h check as g++ builds it.
+config.substitutions.append(("%emucc", "g++ -std=c++17 -O1 -w -x c++ -include " +
+                             os.path.join(config.kbcc_src_root, "tests", "lit", "gpu", "Inputs", "emu.h")))
 config.substitutions.append(("%cuda_root", config.cuda_root))
 config.substitutions.append(("%python", config.python))
 config.substitutions.append(("%cmake", config.cmake))

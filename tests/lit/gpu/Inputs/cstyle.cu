@@ -21,12 +21,12 @@ int main() {
   const dim3 grid(blocks(width, 32), blocks(height, 8)), vgrid(blocks(grid.x * 32, DX), blocks(grid.y * 8, DY));
 #if WHICH == 0
   name = "blur_skip";
-  orig::blur_skip<<<grid, dim3(32, 8)>>>(in, o0);
-  var::blur_skip<<<vgrid, dim3(BX, BY)>>>(in, o1);
+  LAUNCH(orig::blur_skip, grid, dim3(32, 8), in, o0);
+  LAUNCH(var::blur_skip, vgrid, dim3(BX, BY), in, o1);
 #else
   name = "blur_rows";
-  orig::blur_rows<<<grid, dim3(32, 8)>>>(in, o0);
-  var::blur_rows<<<vgrid, dim3(BX, BY)>>>(in, o1);
+  LAUNCH(orig::blur_rows, grid, dim3(32, 8), in, o0);
+  LAUNCH(var::blur_rows, vgrid, dim3(BX, BY), in, o1);
 #endif
   ok = same(name, download(o0, n), download(o1, n), 0);
 #elif WHICH == 2
@@ -39,9 +39,9 @@ int main() {
   float *in = upload(values(n)), *w = upload(values(side * side));
   float *o0 = upload(std::vector<float>(n, -7)), *o1 = upload(std::vector<float>(n, -7));
   const dim3 grid(blocks(width, 16), blocks(height, 16));
-  orig::filter2d<<<grid, dim3(16, 16)>>>(in, w, o0, width, height, radius);
-  var::filter2d<<<dim3(blocks(grid.x * 16, DX), blocks(grid.y * 16, DY)), dim3(BX, BY)>>>(in, w, o1, width, height,
-                                                                                          radius);
+  LAUNCH(orig::filter2d, grid, dim3(16, 16), in, w, o0, width, height, radius);
+  LAUNCH(var::filter2d, dim3(blocks(grid.x * 16, DX), blocks(grid.y * 16, DY)), dim3(BX, BY), in, w, o1, width, height,
+         radius);
   ok = same(name, download(o0, n), download(o1, n), 0);
 #elif WHICH == 5
   name = "batch_blur";
@@ -50,9 +50,9 @@ int main() {
   float *in = upload(values(n));
   float *o0 = upload(std::vector<float>(n, -7)), *o1 = upload(std::vector<float>(n, -7));
   const dim3 grid(blocks(width, 32), blocks(height, 8), batch);
-  orig::batch_blur<<<grid, dim3(32, 8)>>>(in, o0, width, height);
-  var::batch_blur<<<dim3(blocks(grid.x * 32, DX), blocks(grid.y * 8, DY), batch), dim3(BX, BY)>>>(in, o1, width,
-                                                                                                  height);
+  LAUNCH(orig::batch_blur, grid, dim3(32, 8), in, o0, width, height);
+  LAUNCH(var::batch_blur, dim3(blocks(grid.x * 32, DX), blocks(grid.y * 8, DY), batch), dim3(BX, BY), in, o1, width,
+         height);
   ok = same(name, download(o0, n), download(o1, n), 0);
 #elif WHICH == 4
   name = "row_norms";
@@ -60,8 +60,8 @@ int main() {
   float *x = upload(values((size_t)rows * cols));
   float *y0 = upload(std::vector<float>(rows, -7)), *y1 = upload(std::vector<float>(rows, -7));
   const unsigned grid = blocks(rows, 128);
-  orig::row_norms<<<grid, 128>>>(x, y0, rows, cols);
-  var::row_norms<<<blocks(grid * 128, DX), BX>>>(x, y1, rows, cols);
+  LAUNCH(orig::row_norms, grid, 128, x, y0, rows, cols);
+  LAUNCH(var::row_norms, blocks(grid * 128, DX), BX, x, y1, rows, cols);
   ok = same(name, download(y0, rows), download(y1, rows), 1e-3);
 #else
   name = "fir_c89";
@@ -69,8 +69,8 @@ int main() {
   float *x = upload(values(n)), *w = upload(values(taps));
   float *y0 = upload(std::vector<float>(n, -7)), *y1 = upload(std::vector<float>(n, -7));
   const unsigned grid = blocks(n, 256);
-  orig::fir_c89<<<grid, 256>>>(x, w, y0, n, taps);
-  var::fir_c89<<<blocks(grid * 256, DX), BX>>>(x, w, y1, n, taps);
+  LAUNCH(orig::fir_c89, grid, 256, x, w, y0, n, taps);
+  LAUNCH(var::fir_c89, blocks(grid * 256, DX), BX, x, w, y1, n, taps);
   ok = same(name, download(y0, n), download(y1, n), 0);
 #endif
   return verdict(name, ok);

@@ -33,6 +33,33 @@ struct dim3 {
   dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
 };
 
+// CUDA's vector types, with its alignments (uint3 is above).
+#define EMU_VECTORS(name, T, align2, align4)                                                                           \
+  struct alignas(align2) name##2 {                                                                                     \
+    T x, y;                                                                                                            \
+  };                                                                                                                   \
+  struct alignas(align4) name##4 {                                                                                     \
+    T x, y, z, w;                                                                                                      \
+  };                                                                                                                   \
+  inline name##2 make_##name##2(T x, T y) { return {x, y}; }                                                           \
+  inline name##4 make_##name##4(T x, T y, T z, T w) { return {x, y, z, w}; }
+EMU_VECTORS(char, signed char, 2, 4)
+EMU_VECTORS(uchar, unsigned char, 2, 4)
+EMU_VECTORS(short, short, 4, 8)
+EMU_VECTORS(ushort, unsigned short, 4, 8)
+EMU_VECTORS(int, int, 8, 16)
+EMU_VECTORS(uint, unsigned, 8, 16)
+EMU_VECTORS(float, float, 8, 16)
+EMU_VECTORS(longlong, long long, 16, 16)
+EMU_VECTORS(ulonglong, unsigned long long, 16, 16)
+EMU_VECTORS(double, double, 16, 16)
+#undef EMU_VECTORS
+struct float3 {
+  float x, y, z;
+};
+inline float3 make_float3(float x, float y, float z) { return {x, y, z}; }
+inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) { return {x, y, z}; }
+
 inline uint3 threadIdx, blockIdx;
 inline dim3 blockDim, gridDim;
 constexpr int warpSize = 32;
@@ -44,6 +71,8 @@ constexpr int warpSize = 32;
 #define __shared__ static
 #define __launch_bounds__(...)
 #define __restrict__ __restrict
+#define __align__(n) __attribute__((aligned(n)))
+#define __grid_constant__
 
 namespace emu {
 
@@ -126,7 +155,24 @@ template <typename T> T atomicSub(T *p, T v) { return std::exchange(*p, *p - v);
 template <typename T> T atomicExch(T *p, T v) { return std::exchange(*p, v); }
 template <typename T> T atomicMax(T *p, T v) { return std::exchange(*p, std::max(*p, v)); }
 template <typename T> T atomicMin(T *p, T v) { return std::exchange(*p, std::min(*p, v)); }
+// Cache hints and fast intrinsics: their plain meaning.
 template <typename T> T __ldg(const T *p) { return *p; }
+template <typename T> T __ldcs(const T *p) { return *p; }
+template <typename T> T __ldcg(const T *p) { return *p; }
+template <typename T> T __ldca(const T *p) { return *p; }
+template <typename T> T __ldlu(const T *p) { return *p; }
+template <typename T> void __stcs(T *p, T v) { *p = v; }
+template <typename T> void __stcg(T *p, T v) { *p = v; }
+template <typename T> void __stwt(T *p, T v) { *p = v; }
+inline float __fdividef(float a, float b) { return a / b; }
+inline float __expf(float x) { return expf(x); }
+inline float __logf(float x) { return logf(x); }
+inline float __sinf(float x) { return sinf(x); }
+inline float __cosf(float x) { return cosf(x); }
+inline float __powf(float x, float y) { return powf(x, y); }
+inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
+inline double rsqrt(double x) { return 1.0 / sqrt(x); }
+inline float __saturatef(float x) { return fminf(fmaxf(x, 0.0f), 1.0f); }
 
 inline int min(int a, int b) { return std::min(a, b); }
 inline int max(int a, int b) { return std::max(a, b); }

@@ -16,9 +16,9 @@ int main() {
   const size_t size = (size_t)rows * cols;
   float *in = upload(values<float>(size));
   float *o0 = upload(std::vector<float>(size, -1.0f)), *o1 = upload(std::vector<float>(size, -1.0f));
-  orig::transpose_read<<<grid, block>>>(rows, cols, in, o0);
-  var::transpose_read<<<dim3((grid.x * 16 + TILE - 1) / TILE, (grid.y * 16 + TILE - 1) / TILE), dim3(TILE, BY)>>>(
-      rows, cols, in, o1);
+  LAUNCH(orig::transpose_read, grid, block, rows, cols, in, o0);
+  LAUNCH(var::transpose_read, dim3((grid.x * 16 + TILE - 1) / TILE, (grid.y * 16 + TILE - 1) / TILE), dim3(TILE, BY),
+         rows, cols, in, o1);
   ok = same(name, download(o0, size), download(o1, size), 0);
 #else
   name = "add_transpose";
@@ -27,9 +27,9 @@ int main() {
   const size_t size = (size_t)n * n;
   double *a = upload(values<double>(size));
   double *o0 = upload(std::vector<double>(size, -1.0)), *o1 = upload(std::vector<double>(size, -1.0));
-  orig::add_transpose<<<grid, block>>>(n, a, o0);
-  var::add_transpose<<<dim3((grid.x * 16 + TILE - 1) / TILE, (grid.y * 16 + TILE - 1) / TILE), dim3(TILE, BY)>>>(n, a,
-                                                                                                                 o1);
+  LAUNCH(orig::add_transpose, grid, block, n, a, o0);
+  LAUNCH(var::add_transpose, dim3((grid.x * 16 + TILE - 1) / TILE, (grid.y * 16 + TILE - 1) / TILE), dim3(TILE, BY), n,
+         a, o1);
   ok = same(name, download(o0, size), download(o1, size), 0);
 #endif
   return verdict(name, ok);

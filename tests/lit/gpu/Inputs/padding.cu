@@ -16,8 +16,8 @@ int main() {
   float *in = upload(values<float>(size));
   float *o0 = upload(std::vector<float>(size, -1.0f)), *o1 = upload(std::vector<float>(size, -1.0f));
   const dim3 grid(blocks(w, 32), blocks(h, 32)), block(32, 8);
-  orig::transpose_tiles<<<grid, block>>>(o0, in, w, h);
-  var::transpose_tiles<<<grid, block>>>(o1, in, w, h);
+  LAUNCH(orig::transpose_tiles, grid, block, o0, in, w, h);
+  LAUNCH(var::transpose_tiles, grid, block, o1, in, w, h);
   ok = same(name, download(o0, size), download(o1, size), 0);
 #elif WHICH == 1
   name = "transpose_doubles";
@@ -26,8 +26,8 @@ int main() {
   double *in = upload(values<double>(size));
   double *o0 = upload(std::vector<double>(size, -1.0)), *o1 = upload(std::vector<double>(size, -1.0));
   const dim3 grid(blocks(n, 16), blocks(n, 16)), block(16, 16);
-  orig::transpose_doubles<<<grid, block>>>(o0, in, n);
-  var::transpose_doubles<<<grid, block>>>(o1, in, n);
+  LAUNCH(orig::transpose_doubles, grid, block, o0, in, n);
+  LAUNCH(var::transpose_doubles, grid, block, o1, in, n);
   ok = same(name, download(o0, size), download(o1, size), 0);
 #elif WHICH == 2
   name = "byte_rows";
@@ -37,24 +37,24 @@ int main() {
     bytes[i] = (unsigned char)(i * 2654435761u >> 7);
   unsigned char *in = upload(bytes);
   int *o0 = upload(std::vector<int>(rows, -1)), *o1 = upload(std::vector<int>(rows, -1));
-  orig::byte_rows<<<blocks(rows, 32), 128>>>(in, o0, rows);
-  var::byte_rows<<<blocks(rows, 32), 128>>>(in, o1, rows);
+  LAUNCH(orig::byte_rows, blocks(rows, 32), 128, in, o0, rows);
+  LAUNCH(var::byte_rows, blocks(rows, 32), 128, in, o1, rows);
   ok = same(name, download(o0, rows), download(o1, rows), 0);
 #elif WHICH == 3
   name = "planes";
   const int n = 2000;
   float *in = upload(values<float>((size_t)64 * n));
   float *o0 = upload(std::vector<float>(n, -1.0f)), *o1 = upload(std::vector<float>(n, -1.0f));
-  orig::planes<<<blocks(n, 32), dim3(32, 8)>>>(o0, in, n);
-  var::planes<<<blocks(n, 32), dim3(32, 8)>>>(o1, in, n);
+  LAUNCH(orig::planes, blocks(n, 32), dim3(32, 8), o0, in, n);
+  LAUNCH(var::planes, blocks(n, 32), dim3(32, 8), o1, in, n);
   ok = same(name, download(o0, n), download(o1, n), 0);
 #else
   name = "dot_partials";
   const int n = 1000003, grid = 40;
   float *a = upload(values<float>(n)), *b = upload(values<float>(n + 7));
   float *o0 = upload(std::vector<float>(grid, -1.0f)), *o1 = upload(std::vector<float>(grid, -1.0f));
-  orig::dot_partials<<<grid, 256>>>(n, a, b, o0);
-  var::dot_partials<<<grid, 256 / ITEMS>>>(n, a, b, o1);
+  LAUNCH(orig::dot_partials, grid, 256, n, a, b, o0);
+  LAUNCH(var::dot_partials, grid, 256 / ITEMS, n, a, b, o1);
   // Each partial sums about n / grid products of magnitude at most 1.
   ok = same(name, download(o0, grid), download(o1, grid), 1e-6 * 256 * (n / grid / 256 + 1) * 8);
 #endif

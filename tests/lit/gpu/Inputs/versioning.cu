@@ -14,16 +14,16 @@ bool run(int width, int height, int k) {
   float *in = upload(values(n)), *w = upload(values(k * k));
   float *o0 = upload(std::vector<float>(n, -7)), *o1 = upload(std::vector<float>(n, -7));
   const dim3 grid(blocks(width, 16), blocks(height, 16)), block(16, 16);
-  orig::filter2d<<<grid, block>>>(in, w, o0, width, height, k);
-  var::filter2d<<<grid, block>>>(in, w, o1, width, height, k);
+  LAUNCH(orig::filter2d, grid, block, in, w, o0, width, height, k);
+  LAUNCH(var::filter2d, grid, block, in, w, o1, width, height, k);
   return same("filter2d", download(o0, n), download(o1, n), 0);
 }
 #elif WHICH == 1
 bool run(long n, unsigned hw, unsigned c) {
   std::vector<float> x = values(n);
   float *x0 = upload(x), *x1 = upload(x), *bias = upload(values(c));
-  orig::add_bias<<<blocks(n, 256), 256>>>(x0, bias, n, hw, c);
-  var::add_bias<<<blocks(n, 256), 256>>>(x1, bias, n, hw, c);
+  LAUNCH(orig::add_bias, blocks(n, 256), 256, x0, bias, n, hw, c);
+  LAUNCH(var::add_bias, blocks(n, 256), 256, x1, bias, n, hw, c);
   return same("add_bias", download(x0, n), download(x1, n), 0);
 }
 #elif WHICH == 2
@@ -31,32 +31,32 @@ bool run(int rows, int per) {
   const int cols = 256 * per;
   float *x = upload(values((size_t)rows * cols));
   float *o0 = upload(std::vector<float>(rows, -7)), *o1 = upload(std::vector<float>(rows, -7));
-  orig::row_sums<<<rows, 256>>>(x, o0, cols, per);
-  var::row_sums<<<rows, 256>>>(x, o1, cols, per);
+  LAUNCH(orig::row_sums, rows, 256, x, o0, cols, per);
+  LAUNCH(var::row_sums, rows, 256, x, o1, cols, per);
   return same("row_sums", download(o0, rows), download(o1, rows), 0);
 }
 #elif WHICH == 4
 bool run(int n, int taps) {
   float *x = upload(values(n + 8));
   float *y0 = upload(std::vector<float>(n, -7)), *y1 = upload(std::vector<float>(n, -7));
-  orig::clamped_taps<<<blocks(n, 256), 256>>>(x, y0, n, taps);
-  var::clamped_taps<<<blocks(n, 256), 256>>>(x, y1, n, taps);
+  LAUNCH(orig::clamped_taps, blocks(n, 256), 256, x, y0, n, taps);
+  LAUNCH(var::clamped_taps, blocks(n, 256), 256, x, y1, n, taps);
   return same("clamped_taps", download(y0, n), download(y1, n), 0);
 }
 #elif WHICH == 5
 bool run(int n, int reps) {
   float *x = upload(values(n));
   float *y0 = upload(std::vector<float>(n, -7)), *y1 = upload(std::vector<float>(n, -7));
-  orig::written_once<<<blocks(n, 128), 128>>>(x, y0, n, reps);
-  var::written_once<<<blocks(n, 128), 128>>>(x, y1, n, reps);
+  LAUNCH(orig::written_once, blocks(n, 128), 128, x, y0, n, reps);
+  LAUNCH(var::written_once, blocks(n, 128), 128, x, y1, n, reps);
   return same("written_once", download(y0, n), download(y1, n), 0);
 }
 #else
 bool run(int n, int taps) {
   float *x = upload(values(n));
   float *y0 = upload(std::vector<float>(n, -7)), *y1 = upload(std::vector<float>(n, -7));
-  orig::moving_sum<<<blocks(n, 256), 256>>>(x, y0, n, taps);
-  var::moving_sum<<<blocks(n, 256), 256>>>(x, y1, n, taps);
+  LAUNCH(orig::moving_sum, blocks(n, 256), 256, x, y0, n, taps);
+  LAUNCH(var::moving_sum, blocks(n, 256), 256, x, y1, n, taps);
   return same("moving_sum", download(y0, n), download(y1, n), 0);
 }
 #endif

@@ -16,9 +16,9 @@ int main() {
   float *x = upload(values(cells));
   float *y0 = upload(std::vector<float>(cells, -7)), *y1 = upload(std::vector<float>(cells, -7));
   const dim3 g0(blocks(n, 8), blocks(n, 8), blocks(n, 8));
-  orig::stencil7<<<g0, b0>>>(x, y0, n, 0.5f, 0.1f, 0.1f, 0.1f, 0.1f, 0.05f, 0.05f);
-  var::stencil7<<<dim3(blocks(g0.x * 8, UX), blocks(g0.y * 8, UY), blocks(g0.z * 8, UZ)), dim3(BX, BY, BZ)>>>(
-      x, y1, n, 0.5f, 0.1f, 0.1f, 0.1f, 0.1f, 0.05f, 0.05f);
+  LAUNCH(orig::stencil7, g0, b0, x, y0, n, 0.5f, 0.1f, 0.1f, 0.1f, 0.1f, 0.05f, 0.05f);
+  LAUNCH(var::stencil7, dim3(blocks(g0.x * 8, UX), blocks(g0.y * 8, UY), blocks(g0.z * 8, UZ)), dim3(BX, BY, BZ), x, y1,
+         n, 0.5f, 0.1f, 0.1f, 0.1f, 0.1f, 0.05f, 0.05f);
   ok = same(name, download(y0, cells), download(y1, cells), 0);
 #else
   name = "box_axpy";
@@ -30,9 +30,9 @@ int main() {
     y[i] = (float)(i % 7) - 3;
   float *y0 = upload(y), *y1 = upload(y);
   const dim3 g0(blocks(nx, 8), blocks(ny, 8), blocks(nz, 8));
-  orig::box_axpy<<<g0, b0>>>(nx, ny, nz, 1.5f, x, y0);
-  var::box_axpy<<<dim3(blocks(g0.x * 8, UX), blocks(g0.y * 8, UY), blocks(g0.z * 8, UZ)), dim3(BX, BY, BZ)>>>(
-      nx, ny, nz, 1.5f, x, y1);
+  LAUNCH(orig::box_axpy, g0, b0, nx, ny, nz, 1.5f, x, y0);
+  LAUNCH(var::box_axpy, dim3(blocks(g0.x * 8, UX), blocks(g0.y * 8, UY), blocks(g0.z * 8, UZ)), dim3(BX, BY, BZ), nx,
+         ny, nz, 1.5f, x, y1);
   ok = same(name, download(y0, cells), download(y1, cells), 0);
 #endif
   return verdict(name, ok);
