@@ -664,7 +664,7 @@ private:
     names_[v] = "__kbcc_" + v->getName().str() + "_" + std::to_string(names_.size());
   }
 
-  // `T name[factor];` for a privatized variable (const dropped: each copy is assigned).
+  // `T name[FX * FY];` for a privatized variable (const dropped: each copy is assigned).
   std::string array_decl(const VarDecl *v) const {
     QualType t = v->getType();
     t.removeLocalConst();
@@ -674,8 +674,9 @@ private:
     return os.str() + ";\n";
   }
 
-  // The substitutions under `s` (not under `skip`): blockDim.A everywhere;
-  // in a leaf, threadIdx.A, privatized variables and returns too.
+  // The substitutions under `s` (not under `skip`): blockDim.x and .y of the
+  // coarsened dimensions everywhere; in a leaf, their threadIdx, privatized
+  // variables and returns (the virtual thread is done) too.
   void subs_of(const Stmt *s, bool leaf, const Stmt *skip, std::vector<Sub> &out) {
     if (!s || s == skip) return;
     if (const auto *p = dyn_cast<PseudoObjectExpr>(s)) {
