@@ -39,8 +39,9 @@ config.substitutions.append(("%kbcc", os.path.join(config.kbcc_bin_dir, "kbcc"))
 config.substitutions.append(("%fake-nvcc", os.path.join(config.kbcc_src_root, "tests", "lit", "Inputs", "fake-nvcc")))
 config.substitutions.append(("%nvcc", nvcc))
 # The host compiler of the CPU model (feature cpu-emulator): a twin.h check as g++ builds it.
-config.substitutions.append(("%emucc", "g++ -std=c++17 -O1 -w -x c++ -include " +
-                             os.path.join(config.kbcc_src_root, "tests", "lit", "gpu", "Inputs", "emu.h")))
+emu_inputs = os.path.join(config.kbcc_src_root, "tests", "lit", "gpu", "Inputs")
+config.substitutions.append(("%emucc", "g++ -std=c++17 -O1 -w -x c++ -include " + os.path.join(emu_inputs, "emu.h") +
+                             " -I" + os.path.join(emu_inputs, "emu-include")))
 config.substitutions.append(("%cuda_root", config.cuda_root))
 config.substitutions.append(("%python", config.python))
 config.substitutions.append(("%cmake", config.cmake))

@@ -18,8 +18,8 @@ int main() {
   float *y0 = upload(std::vector<float>((size_t)rows * cols, -7)),
         *y1 = upload(std::vector<float>((size_t)rows * cols, -7));
   const dim3 grid(blocks(cols, 128), rows);
-  orig::row_bias<<<grid, 128>>>(cols, x, b, y0);
-  var::row_bias<<<dim3(blocks(grid.x * 128, DX), grid.y), BX>>>(cols, x, b, y1);
+  LAUNCH(orig::row_bias, grid, 128, cols, x, b, y0);
+  LAUNCH(var::row_bias, dim3(blocks(grid.x * 128, DX), grid.y), BX, cols, x, b, y1);
   ok = same(name, download(y0, (size_t)rows * cols), download(y1, (size_t)rows * cols), TOL);
 #elif WHICH == 2
   name = "scale_rows";
@@ -27,8 +27,8 @@ int main() {
   float *x = upload(values((size_t)rows * cols)), *f = upload(values(rows));
   float *y0 = upload(std::vector<float>((size_t)rows * cols, -7)),
         *y1 = upload(std::vector<float>((size_t)rows * cols, -7));
-  orig::scale_rows<<<rows, 128>>>(cols, x, f, y0);
-  var::scale_rows<<<dim3(blocks(blocks(cols, 128) * 128, DX), rows), BX>>>(cols, x, f, y1);
+  LAUNCH(orig::scale_rows, rows, 128, cols, x, f, y0);
+  LAUNCH(var::scale_rows, dim3(blocks(blocks(cols, 128) * 128, DX), rows), BX, cols, x, f, y1);
   ok = same(name, download(y0, (size_t)rows * cols), download(y1, (size_t)rows * cols), TOL);
 #else
   name = "head_rowsum";
@@ -37,8 +37,8 @@ int main() {
   float *y0 = upload(std::vector<float>((size_t)heads * rows, -7)),
         *y1 = upload(std::vector<float>((size_t)heads * rows, -7));
   const dim3 grid(blocks(rows, 128), heads);
-  orig::head_rowsum<<<grid, 128>>>(rows, cols, x, y0);
-  var::head_rowsum<<<dim3(blocks(grid.x * 128, DX), grid.y), BX>>>(rows, cols, x, y1);
+  LAUNCH(orig::head_rowsum, grid, 128, rows, cols, x, y0);
+  LAUNCH(var::head_rowsum, dim3(blocks(grid.x * 128, DX), grid.y), BX, rows, cols, x, y1);
   ok = same(name, download(y0, (size_t)heads * rows), download(y1, (size_t)heads * rows), TOL);
 #endif
   return verdict(name, ok);

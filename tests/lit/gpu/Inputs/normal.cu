@@ -20,29 +20,29 @@ int main() {
   name = "helper_matvec";
   float *A = upload(values<float>((size_t)rows * n)), *x = upload(values<float>(n));
   float *y0 = upload(std::vector<float>(rows, -7)), *y1 = upload(std::vector<float>(rows, -7));
-  orig::helper_matvec<<<grid, 128>>>(rows, n, A, x, y0);
-  var::helper_matvec<<<vgrid, vblock>>>(rows, n, A, x, y1);
+  LAUNCH(orig::helper_matvec, grid, 128, rows, n, A, x, y0);
+  LAUNCH(var::helper_matvec, vgrid, vblock, rows, n, A, x, y1);
   ok = same(name, download(y0, rows), download(y1, rows), 1e-3);
 #elif WHICH == 1
   name = "helper_norms";
   float *A = upload(values<float>((size_t)rows * n));
   float *y0 = upload(std::vector<float>(rows, -7)), *y1 = upload(std::vector<float>(rows, -7));
-  orig::helper_norms<<<grid, 128>>>(rows, n, A, y0);
-  var::helper_norms<<<vgrid, vblock>>>(rows, n, A, y1);
+  LAUNCH(orig::helper_norms, grid, 128, rows, n, A, y0);
+  LAUNCH(var::helper_norms, vgrid, vblock, rows, n, A, y1);
   ok = same(name, download(y0, rows), download(y1, rows), 1e-3);
 #elif WHICH == 2
   name = "while_rowsum";
   double *m = upload(values<double>((size_t)rows * n));
   double *y0 = upload(std::vector<double>(rows, -7)), *y1 = upload(std::vector<double>(rows, -7));
-  orig::while_rowsum<<<grid, 128>>>(m, y0, rows, n);
-  var::while_rowsum<<<vgrid, vblock>>>(m, y1, rows, n);
+  LAUNCH(orig::while_rowsum, grid, 128, m, y0, rows, n);
+  LAUNCH(var::while_rowsum, vgrid, vblock, m, y1, rows, n);
   ok = same(name, download(y0, rows), download(y1, rows), 1e-9);
 #elif WHICH == 4
   name = "helper_reference";
   float *A = upload(values<float>((size_t)rows * n));
   float *y0 = upload(std::vector<float>(rows, -7)), *y1 = upload(std::vector<float>(rows, -7));
-  orig::helper_reference<<<grid, 128>>>(rows, n, A, y0);
-  var::helper_reference<<<vgrid, vblock>>>(rows, n, A, y1);
+  LAUNCH(orig::helper_reference, grid, 128, rows, n, A, y0);
+  LAUNCH(var::helper_reference, vgrid, vblock, rows, n, A, y1);
   ok = same(name, download(y0, rows), download(y1, rows), 1e-3);
 #elif WHICH == 5
   name = "acc_matmul";
@@ -50,23 +50,23 @@ int main() {
   float *A = upload(values<float>((size_t)n * n)), *B = upload(values<float>((size_t)n * n));
   float *c0 = upload(std::vector<float>((size_t)n * n, -7)), *c1 = upload(std::vector<float>((size_t)n * n, -7));
   const dim3 grid(blocks(n, 16), blocks(n, 16));
-  orig::acc_matmul<<<grid, dim3(16, 16)>>>(A, B, c0, n);
-  var::acc_matmul<<<dim3(blocks(grid.x * 16, DX), blocks(grid.y * 16, DY)), dim3(BX, BY)>>>(A, B, c1, n);
+  LAUNCH(orig::acc_matmul, grid, dim3(16, 16), A, B, c0, n);
+  LAUNCH(var::acc_matmul, dim3(blocks(grid.x * 16, DX), blocks(grid.y * 16, DY)), dim3(BX, BY), A, B, c1, n);
   ok = same(name, download(c0, (size_t)n * n), download(c1, (size_t)n * n), 0);
 #elif WHICH == 6
   name = "acc_rows";
   double *x = upload(values<double>((size_t)rows * n));
   double *y0 = upload(std::vector<double>(rows, -7)), *y1 = upload(std::vector<double>(rows, -7));
-  orig::acc_rows<<<grid, 128>>>(x, y0, rows, n);
-  var::acc_rows<<<vgrid, vblock>>>(x, y1, rows, n);
+  LAUNCH(orig::acc_rows, grid, 128, x, y0, rows, n);
+  LAUNCH(var::acc_rows, vgrid, vblock, x, y1, rows, n);
   ok = same(name, download(y0, rows), download(y1, rows), 1e-12);
 #elif WHICH == 7
   name = "acc_nested";
   const int batch = 3; // rows filters of n positions, per sample
   float *d = upload(values<float>((size_t)batch * rows * n));
   float *s0 = upload(std::vector<float>(rows, -7)), *s1 = upload(std::vector<float>(rows, -7));
-  orig::acc_nested<<<grid, 128>>>(d, s0, batch, rows, n);
-  var::acc_nested<<<vgrid, vblock>>>(d, s1, batch, rows, n);
+  LAUNCH(orig::acc_nested, grid, 128, d, s0, batch, rows, n);
+  LAUNCH(var::acc_nested, vgrid, vblock, d, s1, batch, rows, n);
   ok = same(name, download(s0, rows), download(s1, rows), 1e-3);
 #elif WHICH == 8
   name = "acc_bias";
@@ -75,8 +75,8 @@ int main() {
   float *bias = upload(values<float>(N));
   float *o0 = upload(std::vector<float>((size_t)M * N, -7)), *o1 = upload(std::vector<float>((size_t)M * N, -7));
   const dim3 grid(blocks(N, 16), blocks(M, 16));
-  orig::acc_bias<<<grid, dim3(16, 16)>>>(A, W, bias, o0, M, N, K);
-  var::acc_bias<<<dim3(blocks(grid.x * 16, DX), blocks(grid.y * 16, DY)), dim3(BX, BY)>>>(A, W, bias, o1, M, N, K);
+  LAUNCH(orig::acc_bias, grid, dim3(16, 16), A, W, bias, o0, M, N, K);
+  LAUNCH(var::acc_bias, dim3(blocks(grid.x * 16, DX), blocks(grid.y * 16, DY)), dim3(BX, BY), A, W, bias, o1, M, N, K);
   ok = same(name, download(o0, (size_t)M * N), download(o1, (size_t)M * N), 0);
 #else
   name = "histogram2d";
@@ -88,8 +88,8 @@ int main() {
   unsigned char *d = upload(img);
   unsigned *h0 = upload(std::vector<unsigned>(256, 3)), *h1 = upload(std::vector<unsigned>(256, 3));
   const dim3 grid(blocks(width, 32), blocks(height, 8));
-  orig::histogram2d<<<grid, dim3(32, 8)>>>(d, width, height, h0);
-  var::histogram2d<<<dim3(blocks(grid.x * 32, DX), blocks(grid.y * 8, DY)), dim3(BX, BY)>>>(d, width, height, h1);
+  LAUNCH(orig::histogram2d, grid, dim3(32, 8), d, width, height, h0);
+  LAUNCH(var::histogram2d, dim3(blocks(grid.x * 32, DX), blocks(grid.y * 8, DY)), dim3(BX, BY), d, width, height, h1);
   ok = same(name, download(h0, 256), download(h1, 256), 0);
 #endif
   return verdict(name, ok);

@@ -24,23 +24,23 @@ int main() {
   name = "cumsum_int";
   int *x = upload(xi);
   long long *y0 = upload(std::vector<long long>(size, 7)), *y1 = upload(std::vector<long long>(size, 7));
-  orig::cumsum_int<<<grid, block>>>(rows, cols, x, y0);
-  var::cumsum_int<<<vgrid, vblock>>>(rows, cols, x, y1);
+  LAUNCH(orig::cumsum_int, grid, block, rows, cols, x, y0);
+  LAUNCH(var::cumsum_int, vgrid, vblock, rows, cols, x, y1);
   ok = same(name, download(y0, size), download(y1, size), 0);
 #elif WHICH == 1
   name = "cummax";
   float *x = upload(xf);
   float *y0 = upload(std::vector<float>(size, 7)), *y1 = upload(std::vector<float>(size, 7));
   float *l0 = upload(std::vector<float>(rows, 7)), *l1 = upload(std::vector<float>(rows, 7));
-  orig::cummax<<<grid, block>>>(rows, cols, x, y0, l0);
-  var::cummax<<<vgrid, vblock>>>(rows, cols, x, y1, l1);
+  LAUNCH(orig::cummax, grid, block, rows, cols, x, y0, l0);
+  LAUNCH(var::cummax, vgrid, vblock, rows, cols, x, y1, l1);
   ok = same(name, download(y0, size), download(y1, size), 0) && same(name, download(l0, rows), download(l1, rows), 0);
 #else
   name = "cdf";
   float *p = upload(xf);
   float *o0 = upload(std::vector<float>(size, 7)), *o1 = upload(std::vector<float>(size, 7));
-  orig::cdf<<<grid, block>>>(rows, cols, p, o0);
-  var::cdf<<<vgrid, vblock>>>(rows, cols, p, o1);
+  LAUNCH(orig::cdf, grid, block, rows, cols, p, o0);
+  LAUNCH(var::cdf, vgrid, vblock, rows, cols, p, o1);
   // At most `cols` terms of magnitude <= 1, divided by cols: reordering moves
   // each output by at most 2 * cols * 2^-24 * cols / cols.
   ok = same(name, download(o0, size), download(o1, size), 2.0 * cols * std::ldexp(1.0, -24));

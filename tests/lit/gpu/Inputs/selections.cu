@@ -42,15 +42,15 @@ int main() {
   float *x = upload(tie_rows(rows, cols));
   int *a0 = upload(std::vector<int>(rows, 7)), *a1 = upload(std::vector<int>(rows, 7));
   float *m0 = upload(std::vector<float>(rows)), *m1 = upload(std::vector<float>(rows));
-  orig::argmax_first<<<grid, block>>>(rows, cols, x, a0, m0);
-  var::argmax_first<<<vgrid, vblock>>>(rows, cols, x, a1, m1);
+  LAUNCH(orig::argmax_first, grid, block, rows, cols, x, a0, m0);
+  LAUNCH(var::argmax_first, vgrid, vblock, rows, cols, x, a1, m1);
   ok = same(name, download(a0, rows), download(a1, rows), 0) && same(name, download(m0, rows), download(m1, rows), 0);
 #elif WHICH == 1
   name = "argmin_last";
   float *x = upload(tie_rows(rows, cols));
   int *a0 = upload(std::vector<int>(rows, 7)), *a1 = upload(std::vector<int>(rows, 7));
-  orig::argmin_last<<<grid, block>>>(rows, cols, x, a0);
-  var::argmin_last<<<vgrid, vblock>>>(rows, cols, x, a1);
+  LAUNCH(orig::argmin_last, grid, block, rows, cols, x, a0);
+  LAUNCH(var::argmin_last, vgrid, vblock, rows, cols, x, a1);
   ok = same(name, download(a0, rows), download(a1, rows), 0);
 #else
   name = "nearest";
@@ -63,8 +63,8 @@ int main() {
   float *p = upload(pts), *c = upload(cen);
   int *l0 = upload(std::vector<int>(rows, 7)), *l1 = upload(std::vector<int>(rows, 7));
   float *k0 = upload(std::vector<float>(rows)), *k1 = upload(std::vector<float>(rows));
-  orig::nearest<<<grid, block>>>(rows, k, d, p, c, l0, k0);
-  var::nearest<<<vgrid, vblock>>>(rows, k, d, p, c, l1, k1);
+  LAUNCH(orig::nearest, grid, block, rows, k, d, p, c, l0, k0);
+  LAUNCH(var::nearest, vgrid, vblock, rows, k, d, p, c, l1, k1);
   ok = same(name, download(l0, rows), download(l1, rows), 0) && same(name, download(k0, rows), download(k1, rows), 0);
 #endif
   return verdict(name, ok);
