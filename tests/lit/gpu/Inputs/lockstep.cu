@@ -15,8 +15,9 @@ int main() {
   bool ok = true;
   const char *name = "";
 #if WHICH <= 1
-  // mm_guarded needs a multiple of its tile, and its last blocks reach past
-  // the matrix: their threads there skip the barriers.
+  // mm_guarded's last blocks reach past the matrix: their threads there skip
+  // the barriers and leave tile cells unwritten that the others read, so
+  // only the blocks inside the matrix have defined outputs to compare.
   const int n = WHICH == 0 ? 77 : 72;
   const size_t size = (size_t)n * n;
   float *a = upload(values(size)), *b = upload(values(size + 5));
@@ -31,7 +32,15 @@ int main() {
   LAUNCH(orig::mm_guarded, grid, block, a, b, c0, n);
   LAUNCH(var::mm_guarded, grid, coarse(block), a, b, c1, n);
 #endif
-  ok = same(name, download(c0, size), download(c1, size), 0);
+  std::vector<float> h0 = download(c0, size), h1 = download(c1, size);
+  const int defined = WHICH == 0 ? n : n / 16 * 16;
+  std::vector<float> d0, d1;
+  for (int r = 0; r < defined; ++r)
+    for (int col = 0; col < defined; ++col) {
+      d0.push_back(h0[(size_t)r * n + col]);
+      d1.push_back(h1[(size_t)r * n + col]);
+    }
+  ok = same(name, d0, d1, 0);
 #elif WHICH == 2
   name = "transpose_tile";
   const int width = 100, height = 67;
@@ -52,7 +61,8 @@ int main() {
   int *o0 = upload(std::vector<int>(n, -7)), *o1 = upload(std::vector<int>(n, -7));
   LAUNCH(orig::stencil_halo, blocks(n, 128), dim3(128), in, o0, n);
   LAUNCH(var::stencil_halo, blocks(n, 128), coarse(dim3(128)), in, o1, n);
-  ok = same(name, download(o0, n), download(o1, n), 0);
+  // The last RADIUS outputs read window cells of threads that left: undefined.
+  ok = same(name, download(o0, n - RADIUS), download(o1, n - RADIUS), 0);
 #elif WHICH == 4
   name = "block_sums";
   const int n = 1000;
