@@ -10,7 +10,8 @@
 // reductions) is a meeting of its mask's live lanes, each getting its part
 // once all have come; __activemask's lanes are those of the warp that wait
 // there when nothing else can run. __shared__ variables are static, one per
-// kernel, which the blocks share in turn; device memory is host memory.
+// kernel, which the blocks share in turn, every other launch in reverse
+// order; device memory is host memory.
 // Code that relies on a warp's lanes running in step without such an
 // operation (volatile warp-synchronous reductions) computes other values
 // here, and a GPU's memory model and timing are not modelled.
@@ -257,6 +258,9 @@ inline bool release_warps(std::vector<Fiber> &fibers, bool active) {
   return released;
 }
 
+// The launches so far (one count for every kernel).
+inline unsigned launches = 0;
+
 // Runs `kernel` for every thread of grid x block, a block at a time; a
 // block's threads run one at a time, each until it waits at a barrier or a
 // warp-level operation or ends.
@@ -268,45 +272,50 @@ template <typename F> void launch(dim3 grid, dim3 threads, F &&kernel) {
   const size_t stack = 64 * 1024;
   for (Fiber &f : fibers)
     f.stack.reset(new char[stack]);
-  for (unsigned bz = 0; bz < grid.z; ++bz)
-    for (unsigned by = 0; by < grid.y; ++by)
-      for (unsigned bx = 0; bx < grid.x; ++bx) {
-        for (unsigned t = 0; t < n; ++t) {
-          Fiber &f = fibers[t];
-          f.index = {t % threads.x, t / threads.x % threads.y, t / (threads.x * threads.y)};
-          f.wait = Wait::None;
-          getcontext(&f.context);
-          f.context.uc_stack.ss_sp = f.stack.get();
-          f.context.uc_stack.ss_size = stack;
-          f.context.uc_link = &scheduler;
-          makecontext(&f.context, start, 0);
-        }
-        for (;;) {
-          bool ran = false;
-          for (Fiber &f : fibers) {
-            if (f.wait != Wait::None) continue;
-            threadIdx = f.index;
-            blockIdx = {bx, by, bz};
-            blockDim = threads;
-            gridDim = grid;
-            running = &f;
-            swapcontext(&scheduler, &f.context);
-            ran = true;
-          }
-          if (ran || release_warps(fibers, false) || release_warps(fibers, true)) continue;
-          bool done = true, barrier = true;
-          for (const Fiber &f : fibers) {
-            done = done && f.wait == Wait::Done;
-            barrier = barrier && (f.wait == Wait::Done || f.wait == Wait::Barrier);
-          }
-          if (done) break;
-          if (!barrier) stuck("a warp-level operation waits for lanes that wait elsewhere");
-          for (Fiber &f : fibers) // every live thread has reached the barrier
-            if (f.wait == Wait::Barrier) f.wait = Wait::None;
-          all_true = falses == 0;
-          falses = 0;
-        }
+  // Every other launch runs its blocks last to first, so that a block that
+  // reads shared cells none of its threads wrote finds other stale values in
+  // the two launches of a check.
+  const bool reverse = launches++ % 2 == 1;
+  const unsigned long long count = (unsigned long long)grid.x * grid.y * grid.z;
+  for (unsigned long long b = 0; b < count; ++b) {
+    const unsigned long long flat = reverse ? count - 1 - b : b;
+    const unsigned bx = flat % grid.x, by = flat / grid.x % grid.y, bz = flat / ((unsigned long long)grid.x * grid.y);
+    for (unsigned t = 0; t < n; ++t) {
+      Fiber &f = fibers[t];
+      f.index = {t % threads.x, t / threads.x % threads.y, t / (threads.x * threads.y)};
+      f.wait = Wait::None;
+      getcontext(&f.context);
+      f.context.uc_stack.ss_sp = f.stack.get();
+      f.context.uc_stack.ss_size = stack;
+      f.context.uc_link = &scheduler;
+      makecontext(&f.context, start, 0);
+    }
+    for (;;) {
+      bool ran = false;
+      for (Fiber &f : fibers) {
+        if (f.wait != Wait::None) continue;
+        threadIdx = f.index;
+        blockIdx = {bx, by, bz};
+        blockDim = threads;
+        gridDim = grid;
+        running = &f;
+        swapcontext(&scheduler, &f.context);
+        ran = true;
       }
+      if (ran || release_warps(fibers, false) || release_warps(fibers, true)) continue;
+      bool done = true, barrier = true;
+      for (const Fiber &f : fibers) {
+        done = done && f.wait == Wait::Done;
+        barrier = barrier && (f.wait == Wait::Done || f.wait == Wait::Barrier);
+      }
+      if (done) break;
+      if (!barrier) stuck("a warp-level operation waits for lanes that wait elsewhere");
+      for (Fiber &f : fibers) // every live thread has reached the barrier
+        if (f.wait == Wait::Barrier) f.wait = Wait::None;
+      all_true = falses == 0;
+      falses = 0;
+    }
+  }
 }
 
 template <typename T> unsigned long long bits(T v) {
