@@ -477,6 +477,46 @@ Expected<std::optional<std::string>> while_round(const KernelAst &k) {
   return std::optional<std::string>(*text);
 }
 
+// The lines of loop hints above loop `a` (`#pragma unroll`, `nounroll`,
+// `clang loop`): from the first hint's line to the loop's line, when those
+// lines hold only such pragmas; false otherwise.
+bool hint_lines(const KernelAst &k, const AttributedStmt *a, size_t &begin, size_t &end) {
+  for (const Attr *attr : a->getAttrs())
+    if (!isa<LoopHintAttr>(attr)) return false;
+  const Stmt *loop = a->getSubStmt();
+  if (!isa<ForStmt>(loop) && !isa<WhileStmt>(loop) && !isa<DoStmt>(loop) && !isa<CXXForRangeStmt>(loop)) return false;
+  begin = statement_begin(k, a);
+  size_t at = k.offset(loop->getBeginLoc());
+  if (begin == std::string::npos || at == std::string::npos || at < begin) return false;
+  const std::string &src = k.source();
+  size_t line = src.rfind('\n', at);
+  end = line == std::string::npos || line < begin ? begin : line + 1;
+  for (size_t l = begin; l < end;) {
+    size_t first = src.find_first_not_of(" \t", l), next = src.find('\n', l);
+    if (first == std::string::npos || src.compare(first, 7, "#pragma") != 0) return false;
+    l = next == std::string::npos ? end : next + 1;
+  }
+  return end > begin;
+}
+
+// The kernel without the hints on its loops; nullopt when it has none. Hints
+// only steer nvcc's unrolling: the loop computes the same without them.
+Expected<std::optional<std::string>> hint_round(const KernelAst &k) {
+  Edits e;
+  bool any = false;
+  walk(k.kernel()->getBody(), [&](const Stmt *s) {
+    size_t b = 0, end = 0;
+    if (const auto *a = dyn_cast<AttributedStmt>(s); a && hint_lines(k, a, b, end)) {
+      e.replace(b, end, "");
+      any = true;
+    }
+  });
+  if (!any) return std::optional<std::string>();
+  auto text = e.apply(k.source());
+  if (!text) return text.error();
+  return std::optional<std::string>(*text);
+}
+
 // An element of memory that a loop accumulates into: `P[E] = V;` (a
 // statement of a block, P a pointer variable, E free of side effects,
 // calls and loads), then the loop, a later statement of the same block.
@@ -673,6 +713,10 @@ Expected<KernelAst> normal_form(const KernelAst &k) {
     at = &*current;
     return Status();
   };
+  auto hints = hint_round(*at);
+  if (!hints) return not_applicable(hints.error().message);
+  if (*hints)
+    if (Status ok = step(*hints); !ok) return ok.error();
   for (int round = 0; round < kRounds; ++round) {
     auto text = inline_round(*at);
     if (!text) return not_applicable(text.error().message);
@@ -688,8 +732,9 @@ Expected<KernelAst> normal_form(const KernelAst &k) {
   if (*registers)
     if (Status ok = step(*registers); !ok) return ok.error();
   if (!current)
-    return make_error("nothing to inline, no while loop to write as a for loop and no accumulator in memory",
-                      "no-form");
+    return make_error(
+        "no loop hint, nothing to inline, no while loop to write as a for loop and no accumulator in memory",
+        "no-form");
   return std::move(*current);
 }
 

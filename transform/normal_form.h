@@ -2,6 +2,10 @@
 // structural transforms read kernels. Each rewrite is exact: the form
 // executes the kernel's operations in the kernel's order.
 //
+// Loop hints dropped. The `#pragma unroll` (`unroll N`, `nounroll`,
+// `clang loop ...`) lines above a loop are removed: they steer only how nvcc
+// unrolls the loop, and the transforms read the loop under them.
+//
 // Inlined helpers. A call of a user __device__ function F, in a statement S
 // of the kernel, becomes F's body placed before S, F's parameters declared
 // as locals that the arguments initialize, and the call replaced by the value
@@ -63,9 +67,9 @@
 namespace kbcc::transform {
 
 // `k`'s kernel in normal form, parsed in its unit. Errors: "no-form" when
-// no rewrite applies (nothing to inline, no while loop to write as a for
-// loop, no accumulator to keep in a register); "not-applicable" when the
-// form does not parse.
+// no rewrite applies (no loop hint, nothing to inline, no while loop to
+// write as a for loop, no accumulator to keep in a register);
+// "not-applicable" when the form does not parse.
 Expected<KernelAst> normal_form(const KernelAst &k);
 
 } // namespace kbcc::transform

@@ -233,7 +233,8 @@ Expected<Offer> offer(const Transform &t, const Input &in) {
   if (!o)
     return not_applicable(
         written.error().message +
-        "; in its normal form (helpers inlined, while loops as for loops, accumulators in registers): " +
+        "; in its normal form (loop hints dropped, helpers inlined, while loops as for loops, accumulators in "
+        "registers): " +
         o.error().message);
   if (!o->form_ast) o->form_ast = *normal;
   return o;

@@ -1,5 +1,5 @@
-// Normal forms: helper calls inlined, while loops written as for loops and
-// accumulators in memory kept in registers,
+// Normal forms: loop hints dropped, helper calls inlined, while loops
+// written as for loops and accumulators in memory kept in registers,
 // the calls each refusal keeps, and the structural transforms offered the
 // form of a kernel they refuse as written.
 #include "parsed.h"
@@ -249,6 +249,28 @@ TEST(NormalForm, AccumulatorsStayInMemoryWhereARegisterWouldDiffer) {
   kept("  y[r] = 0;\n  for (int j = 0; j < n; ++j) { y[r] += x[j]; __syncthreads(); }");
   kept("  y[r] = 0;\n  for (int j = 0; j < n; ++j) { y[r] += x[j]; atomicAdd(z, 1.0f); }");
   kept("  y[(int)x[r]] = 0;\n  for (int j = 0; j < n; ++j) y[(int)x[r]] += x[j];");
+}
+
+TEST(NormalForm, LoopHintsAreDropped) {
+  std::string f = form_of(R"(__global__ void k(const float *m, float *out, int rows, int cols) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= rows) return;
+  float s = 0;
+  #pragma unroll 4
+  for (int c = 0; c < cols; ++c) {
+#pragma unroll
+    for (int t = 0; t < 4; ++t) s += m[(r * cols + c) * 4 + t];
+  }
+#pragma nounroll
+  while (s > 1) s /= 2;
+  out[r] = s;
+})");
+  EXPECT_EQ(f.find("#pragma"), std::string::npos) << f;
+  EXPECT_NE(f.find("  float s = 0;\n  for (int c = 0; c < cols; ++c) {\n    for (int t = 0;"), std::string::npos) << f;
+  // Nothing but a hint to drop is still a form; a loop without one is not.
+  EXPECT_EQ(form_of("__global__ void k(float *y, int n) {\n  for (int i = 0; i < n; ++i) y[i] = 0;\n}").rfind(
+                "no-form:", 0),
+            0u);
 }
 
 TEST(NormalForm, StructuralTransformsRunOnTheFormOfAKernelTheyRefuse) {
