@@ -3,6 +3,7 @@
 # by scripts/device/bundle.sh: unpacks the bundle and runs what is asked.
 #   scripts/device/run-gpu.sh lit [lit paths...]     cuda-gpu lit tests (log under $OUT)
 #   scripts/device/run-gpu.sh bench-optimize         bench/optimize/run.sh into $OUT/optimize
+#   scripts/device/run-gpu.sh bench-attainable       hand-written gather, spmv and conv1d into $OUT/attainable.md
 #   scripts/device/run-gpu.sh bench-blocking         register_blocking's shapes on the product into $OUT/blocking-shapes.md
 #   scripts/device/run-gpu.sh bench-harness          harness measurements into $OUT/bench.md
 #   scripts/device/run-gpu.sh env                    versions and ldd (into $OUT/env.txt)
@@ -54,6 +55,8 @@ CFG
     exit "${PIPESTATUS[0]}" ;;
   bench-optimize)
     bash bench/optimize/run.sh "$OUT/optimize" "$@" ;;
+  bench-attainable)
+    bash bench/optimize/attainable/run.sh "$@" | tee "$OUT/attainable.md" ;;
   bench-blocking)
     bash bench/optimize/blocking_shapes.sh "$OUT" ;;
   bench-harness)
