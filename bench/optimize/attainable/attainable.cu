@@ -9,6 +9,17 @@
 // Usage: attainable COPY_CEILING_GBPS [--reps N]
 #include "../apps/bench_common.h"
 
+// The apps' kernels as written: their programs, each main renamed away.
+#define main gather_app_main
+#include "../apps/gather.cu"
+#undef main
+#define main spmv_app_main
+#include "../apps/spmv.cu"
+#undef main
+#define main conv1d_app_main
+#include "../apps/conv1d.cu"
+#undef main
+
 #include <string>
 
 namespace {
@@ -61,11 +72,7 @@ void start(Table &t, const std::function<void()> &original) {
 }
 
 // gather (apps/gather.cu): dst[i] = src[idx[i]] * scale, random indices.
-__global__ void gather_orig(int n, const int *idx, const float *src, float scale, float *dst) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) dst[i] = src[idx[i]] * scale;
-}
-
+//
 // C elements per thread, a block's elements contiguous, the index loads and
 // the gathers issued together, streams read and written with cache hints.
 template <int C>
@@ -114,12 +121,12 @@ void gather(int reps) {
     CHECK(cudaMemset(ddst, 0, n * sizeof(float)));
     return ok;
   };
-  auto orig = [&] { gather_orig<<<(n + 127) / 128, 128>>>(n, didx, dsrc, 0.5f, ddst); };
+  auto orig = [&] { gather_scale<<<(n + 127) / 128, 128>>>(n, didx, dsrc, 0.5f, ddst); };
   Table t{"gather", reps, bytes};
   start(t, orig);
   row(t, "original, 128 threads", orig, correct);
   row(
-      t, "original, 512 threads", [&] { gather_orig<<<(n + 511) / 512, 512>>>(n, didx, dsrc, 0.5f, ddst); }, correct);
+      t, "original, 512 threads", [&] { gather_scale<<<(n + 511) / 512, 512>>>(n, didx, dsrc, 0.5f, ddst); }, correct);
   row(
       t, "2 per thread, hints", [&] { gather_coarse<2><<<(n + 511) / 512, 256>>>(n, didx, dsrc, 0.5f, ddst); },
       correct);
@@ -135,15 +142,7 @@ void gather(int reps) {
 }
 
 // spmv (apps/spmv.cu): CSR, one thread per row.
-__global__ void spmv_orig(int rows, const int *rp, const int *cols, const float *vals, const float *x, float *y) {
-  int r = blockIdx.x * blockDim.x + threadIdx.x;
-  if (r >= rows) return;
-  float acc = 0.0f;
-  for (int k = rp[r]; k < rp[r + 1]; ++k)
-    acc += vals[k] * x[cols[k]];
-  y[r] = acc;
-}
-
+//
 // L lanes per row striding its nonzeros, the loop unrolled U times, the
 // lanes' sums combined with shuffles (CSR-vector).
 template <int L, int U>
@@ -186,7 +185,7 @@ void spmv(int reps) {
     CHECK(cudaMemset(dy, 0, rows * sizeof(float)));
     return ok;
   };
-  auto orig = [&] { spmv_orig<<<(rows + 127) / 128, 128>>>(rows, drp, dcols, dvals, dx, dy); };
+  auto orig = [&] { spmv_csr<<<(rows + 127) / 128, 128>>>(rows, drp, dcols, dvals, dx, dy); };
   Table t{"spmv", reps, bytes};
   start(t, orig);
   row(t, "original, 128 threads", orig, correct);
@@ -205,18 +204,7 @@ void spmv(int reps) {
 }
 
 // conv1d (apps/conv1d.cu): 33 taps, zero padded, one thread per output.
-__global__ void conv1d_orig(int n, int taps, const float *w, const float *x, float *y) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  int half = taps / 2;
-  float acc = 0.0f;
-  for (int t = 0; t < taps; ++t) {
-    int j = i + t - half;
-    if (j >= 0 && j < n) acc += w[t] * x[j];
-  }
-  y[i] = acc;
-}
-
+//
 // A block of B threads stages its B*K outputs' inputs and the taps in shared
 // memory; each thread runs K consecutive outputs from the tile (TAPS taps).
 template <int B, int K, int TAPS>
@@ -262,7 +250,7 @@ void conv1d(int reps) {
     CHECK(cudaMemset(dy, 0, n * sizeof(float)));
     return ok;
   };
-  auto orig = [&] { conv1d_orig<<<(n + 255) / 256, 256>>>(n, taps, dw, dx, dy); };
+  auto orig = [&] { conv1d_naive<<<(n + 255) / 256, 256>>>(n, taps, dw, dx, dy); };
   Table t{"conv1d", reps, bytes};
   start(t, orig);
   row(t, "original, 256 threads", orig, correct);
