@@ -81,7 +81,7 @@ int precedence(const std::string &op) {
 }
 
 const std::set<std::string> &functions() {
-  static const std::set<std::string> f = {"ceil_div", "min", "max", "aligned"};
+  static const std::set<std::string> f = {"ceil_div", "min", "max", "aligned", "distinct"};
   return f;
 }
 
@@ -164,6 +164,8 @@ private:
           (args[1]->number & (args[1]->number - 1)) != 0)
         return syntax(text_, t.pos, "aligned(pointer_parameter, bytes) wants a parameter and a power of two");
     }
+    if (t.text == "distinct" && (args[0]->kind != Expr::Kind::Name || args[1]->kind != Expr::Kind::Name))
+      return syntax(text_, t.pos, "distinct(pointer_parameter, pointer_parameter) wants two parameters");
     return make(Expr::Kind::Call, t.text, std::move(args));
   }
 
@@ -256,6 +258,11 @@ Expected<int64_t> evaluate(const Expr &e, const Scope &scope) {
       if (!p) return eval_error(e, "'" + e.args[0]->op + "' is not a pointer parameter");
       return int64_t(*p % static_cast<uint64_t>(e.args[1]->number) == 0);
     }
+    if (e.op == "distinct") {
+      auto p = scope.address(e.args[0]->op), q = scope.address(e.args[1]->op);
+      if (!p || !q) return eval_error(e, "'" + e.args[p ? 1 : 0]->op + "' is not a pointer parameter");
+      return int64_t(*p != *q);
+    }
     auto a = evaluate(*e.args[0], scope);
     if (!a) return a;
     if (e.op == "&&" && *a == 0) return int64_t(0);
@@ -273,6 +280,10 @@ void collect_names(const Expr &e, std::set<std::string> &values, std::set<std::s
   if (e.kind == Expr::Kind::Name) values.insert(e.op);
   if (e.kind == Expr::Kind::Call && e.op == "aligned") {
     pointers.insert(e.args[0]->op);
+    return;
+  }
+  if (e.kind == Expr::Kind::Call && e.op == "distinct") {
+    pointers.insert({e.args[0]->op, e.args[1]->op});
     return;
   }
   for (const ExprPtr &a : e.args)
@@ -295,6 +306,7 @@ std::string to_cpp(const Expr &e, const std::string &calc, const std::function<s
         {"ceil_div", "ceil_div"}, {"min", "min"}, {"max", "max"}};
     if (e.op == "aligned")
       return "(long long)(" + spell(e.args[0]->op) + " % " + std::to_string(e.args[1]->number) + "ULL == 0)";
+    if (e.op == "distinct") return "(long long)(" + spell(e.args[0]->op) + " != " + spell(e.args[1]->op) + ")";
     if (auto h = helpers.find(e.op); h != helpers.end())
       return calc + "." + h->second + "(" + sub(0) + ", " + sub(1) + ")";
     if (e.op == "&&" || e.op == "||")
@@ -310,7 +322,7 @@ ExprPtr substitute(const ExprPtr &e, const std::map<std::string, ExprPtr> &with)
     auto it = with.find(e->op);
     return it == with.end() ? e : it->second;
   }
-  if (e->args.empty() || (e->kind == Expr::Kind::Call && e->op == "aligned")) return e;
+  if (e->args.empty() || (e->kind == Expr::Kind::Call && (e->op == "aligned" || e->op == "distinct"))) return e;
   std::vector<ExprPtr> args;
   for (const ExprPtr &a : e->args)
     args.push_back(substitute(a, with));

@@ -4,6 +4,7 @@
 // block.y, block.z, shared) and the kernel's scalar parameters, with
 //   + - * / %   == != < <= > >=   && || !   ( )
 //   ceil_div(a, b)  min(a, b)  max(a, b)  aligned(pointer_parameter, bytes)
+//   distinct(pointer_parameter, pointer_parameter)
 // Division by zero and overflow make an evaluation fail (a precondition that
 // cannot be evaluated does not hold). The same expression is evaluated here
 // (replay, validation) and compiled into the host adapter as C++ (to_cpp), so
@@ -47,14 +48,15 @@ public:
   virtual ~Scope() = default;
   // A launch field ("grid.x", "shared", ...) or a scalar parameter.
   virtual std::optional<int64_t> value(const std::string &name) const = 0;
-  // The address held by a pointer parameter (for aligned()).
+  // The address held by a pointer parameter (for aligned() and distinct()).
   virtual std::optional<uint64_t> address(const std::string &name) const = 0;
 };
 
 // Evaluates `e`. Errors: unknown name, division by zero, overflow.
 Expected<int64_t> evaluate(const Expr &e, const Scope &scope);
 
-// Names read as values and names used as pointers (first argument of aligned()).
+// Names read as values and names used as pointers (first argument of
+// aligned(), both of distinct()).
 void collect_names(const Expr &e, std::set<std::string> &values, std::set<std::string> &pointers);
 
 // C++ text computing `e` as a long long through the checked helpers of the

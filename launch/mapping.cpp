@@ -108,7 +108,7 @@ Status check_mapping(const LaunchMapping &m, const std::vector<ParamInfo> &param
     for (const std::string &n : pointers) {
       const ParamInfo *p = find_param(params, n);
       if (!p || p->kind != ParamInfo::Kind::Pointer)
-        return make_error(role + " '" + *text + "': aligned() wants a pointer parameter, not '" + n + "'",
+        return make_error(role + " '" + *text + "': aligned() and distinct() want pointer parameters, not '" + n + "'",
                           "bad-mapping");
     }
   }

@@ -34,7 +34,7 @@ struct ParamInfo {
 Expected<LaunchMapping> canonical(const LaunchMapping &m);
 
 // Checks that every expression parses and refers only to launch fields,
-// integer parameters (as values) and pointer parameters (in aligned()).
+// integer parameters (as values) and pointer parameters (in aligned() and distinct()).
 // Errors name the expression and the offending name.
 Status check_mapping(const LaunchMapping &m, const std::vector<ParamInfo> &params);
 

@@ -23,7 +23,7 @@ AdapterSpec spec() {
   v.mapping.grid = {"ceil_div(grid.x * block.x, 8)", "1", "1"};
   v.mapping.block = {"256", "1", "1"};
   v.mapping.shared = "0";
-  v.mapping.preconditions = {"n <= grid.x * block.x", "aligned(x, 16)", "grid.y == 1"};
+  v.mapping.preconditions = {"n <= grid.x * block.x", "aligned(x, 16)", "distinct(x, y)", "grid.y == 1"};
   s.variants.push_back(v);
   return s;
 }

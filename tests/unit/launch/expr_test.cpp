@@ -35,6 +35,8 @@ TEST(Expr, FunctionsAndNames) {
   EXPECT_EQ(eval("min(rows, 10) + max(rows, 10)", s), 4106);
   EXPECT_EQ(eval("aligned(x, 16)", s), 1);
   EXPECT_EQ(eval("aligned(y, 16)", s), 0);
+  EXPECT_EQ(eval("distinct(x, y)", s), 1);
+  EXPECT_EQ(eval("distinct(y, y)", s), 0);
   EXPECT_EQ(eval("rows <= grid.x * block.x", s), 1);
 }
 
@@ -51,7 +53,8 @@ TEST(Expr, DivisionByZeroOverflowAndUnknownNamesFail) {
 }
 
 TEST(Expr, SyntaxErrorsNameThePosition) {
-  for (const char *text : {"1 +", "(1", "foo(1, 2)", "aligned(1, 16)", "aligned(x, 12)", "1 $ 2", "min(1)"}) {
+  for (const char *text :
+       {"1 +", "(1", "foo(1, 2)", "aligned(1, 16)", "aligned(x, 12)", "distinct(x, 1)", "1 $ 2", "min(1)"}) {
     auto e = parse_expr(text);
     ASSERT_FALSE(e) << text;
     EXPECT_NE(e.error().message.find(text), std::string::npos) << e.error().message;
@@ -60,7 +63,7 @@ TEST(Expr, SyntaxErrorsNameThePosition) {
 
 TEST(Expr, CanonicalTextRoundTrips) {
   for (const char *text : {"ceil_div(grid.x*block.x,8)", "a-(b-c)", "(a-b)-c", "-(a+b)*c", "x%4==0&&aligned(p,16)",
-                           "!(a<b)"}) {
+                           "!(a<b)", "distinct(p,q)&&aligned(q,8)"}) {
     auto e = parse_expr(text);
     ASSERT_TRUE(e) << text;
     std::string canon = to_string(**e);
@@ -73,14 +76,14 @@ TEST(Expr, CanonicalTextRoundTrips) {
 }
 
 TEST(Expr, SubstituteAndCollect) {
-  auto e = *parse_expr("ceil_div(grid.x, 2) + aligned(p, 4)");
+  auto e = *parse_expr("ceil_div(grid.x, 2) + aligned(p, 4) + distinct(p, q)");
   auto g = *parse_expr("grid.x * 3");
-  auto s = substitute(e, {{"grid.x", g}});
-  EXPECT_EQ(to_string(*s), "ceil_div(grid.x * 3, 2) + aligned(p, 4)");
+  auto s = substitute(e, {{"grid.x", g}, {"q", g}});
+  EXPECT_EQ(to_string(*s), "ceil_div(grid.x * 3, 2) + aligned(p, 4) + distinct(p, q)");
   std::set<std::string> values, pointers;
   collect_names(*s, values, pointers);
   EXPECT_EQ(values, (std::set<std::string>{"grid.x"}));
-  EXPECT_EQ(pointers, (std::set<std::string>{"p"}));
+  EXPECT_EQ(pointers, (std::set<std::string>{"p", "q"}));
 }
 
 } // namespace
