@@ -10,15 +10,13 @@ namespace kbcc::transform {
 using namespace clang;
 
 bool Stream::loads() const {
-  for (const StreamAccess &a : accesses)
-    if (a.store) return false;
-  return !accesses.empty();
+  return !accesses.empty() &&
+         std::none_of(accesses.begin(), accesses.end(), [](const StreamAccess &a) { return a.store; });
 }
 
 bool Stream::stores() const {
-  for (const StreamAccess &a : accesses)
-    if (!a.store) return false;
-  return !accesses.empty();
+  return !accesses.empty() &&
+         std::none_of(accesses.begin(), accesses.end(), [](const StreamAccess &a) { return a.reads(); });
 }
 
 namespace {
@@ -96,7 +94,7 @@ private:
       stmt(b->getRHS(), false, loop);
       return;
     }
-    if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->getOpcode() == BO_Assign)
+    if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->isAssignmentOp())
       if (const auto *a = dyn_cast<ArraySubscriptExpr>(b->getLHS()->IgnoreParens())) {
         seen[a] = {always, loop, b};
         stmt(a->getIdx(), always, loop);
@@ -144,7 +142,7 @@ Status collect_writes(const KernelAst &k, const Stmt *body, std::vector<StreamPl
     StreamPlan::Write w;
     if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->isAssignmentOp()) {
       write = writes_memory(b);
-      if (write && b->getOpcode() == BO_Assign) {
+      if (write) {
         size_t e = 0;
         if (!k.span(b->getRHS()->getSourceRange(), w.value_begin, e))
           status = not_applicable("a store is written in a macro");
@@ -211,6 +209,13 @@ bool load_precedes_stores(const KernelAst &k, const StreamPlan &p, const StreamA
   for (const StreamPlan::Write &w : p.writes)
     if (at >= w.at && !(at >= w.value_begin && at < w.value_end)) return false;
   return true;
+}
+
+bool first_write(const KernelAst &k, const StreamPlan &p, const StreamAccess &store) {
+  size_t at = k.offset(store.store->getBeginLoc()), end = 0, b = 0;
+  if (at == std::string::npos || !k.span(store.store->getSourceRange(), b, end)) return false;
+  return std::all_of(p.writes.begin(), p.writes.end(),
+                     [&](const StreamPlan::Write &w) { return w.at == at || w.at >= end; });
 }
 
 } // namespace kbcc::transform

@@ -14,9 +14,12 @@ namespace kbcc::transform {
 
 struct StreamAccess {
   const clang::ArraySubscriptExpr *expr = nullptr; // p[i]
-  const clang::BinaryOperator *store = nullptr;    // `p[i] = value;` as a whole statement; null for a load
-  bool always = false;                             // runs for every item that passes the bound guards
-  bool in_loop = false;                            // inside a loop of the body
+  // `p[i] = value;` or `p[i] op= value;` as a whole statement; null for a load.
+  const clang::BinaryOperator *store = nullptr;
+  bool always = false;  // runs for every item that passes the bound guards
+  bool in_loop = false; // inside a loop of the body
+  // Whether the access reads p[i]: a load, or a compound store (`p[i] += v`).
+  bool reads() const { return !store || store->isCompoundAssignmentOp(); }
 };
 
 struct Stream {
@@ -25,7 +28,7 @@ struct Stream {
       accesses; // every reference to the parameter is one (a read or a whole-statement store), in source order
   unsigned element_bytes = 0; // sizeof(*param)
   bool loads() const;         // only loads
-  bool stores() const;        // only stores
+  bool stores() const;        // only plain stores (`p[i] = value`), which read nothing of p
 };
 
 struct StreamPlan {
@@ -34,7 +37,8 @@ struct StreamPlan {
   std::vector<const clang::Expr *> bounds; // every bound the guards check i against
   std::vector<Stream> streams;             // parameters referenced only as p[i]
   // Every memory write of the body: its offset in the kernel's text and, for
-  // `lhs = value`, the offsets of `value` (its operands are read before it).
+  // `lhs = value` and `lhs op= value`, the offsets of `value` (its operands
+  // are read before the write).
   struct Write {
     size_t at = 0, value_begin = 0, value_end = 0;
   };
@@ -49,5 +53,11 @@ Expected<StreamPlan> stream_plan(const KernelAst &k);
 // Whether load `l` runs before every store of the body, in evaluation order
 // (earlier in the text, or inside the stored value's expression).
 bool load_precedes_stores(const KernelAst &k, const StreamPlan &p, const StreamAccess &l);
+
+// Whether `store`, a compound store `p[i] op= value` of the plan, is the
+// body's first write in evaluation order: every other write begins after
+// the whole statement (so its read of p[i] precedes them all, as a load
+// that load_precedes_stores accepts does).
+bool first_write(const KernelAst &k, const StreamPlan &p, const StreamAccess &store);
 
 } // namespace kbcc::transform

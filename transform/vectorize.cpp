@@ -5,17 +5,28 @@
 // with one 16-byte (or V-element) load per read stream and one store per
 // written stream when all V items pass the bound guards (fast path), else the
 // items one by one as before (tail). A stream is vectorized when every access
-// runs for every in-range item, outside loops; a read stream is never written
-// and is read before any store of the body; a written stream is stored by
-// exactly one whole statement and never read. Every stream stored outside
-// loops must be vectorized: the others would be stored V elements apart by
-// each thread. The launch adapter checks each vectorized pointer's
-// alignment (aligned(p, bytes) preconditions).
+// runs for every in-range item, outside loops (a read behind a branch counts
+// when another read of the stream runs on every item); a read stream is
+// never written and is read before any store of the body; a written stream
+// is stored by exactly one whole statement and never read; an updated stream
+// (`y[i] = a * x[i] + y[i]`, `y[i] += x[i]`) is stored by exactly one whole
+// statement and read before any store of the body, so its vector is loaded
+// first, updated by each item and stored at the end. The stores of the
+// vectors follow their statements' order. When only that order refuses a
+// stream and the body touches memory through its streams alone, every
+// stream may be read after stores and stored several times, on launches
+// whose stream pointers differ (distinct(p, q) preconditions). Every stream
+// stored outside loops must be vectorized: the others would be stored V
+// elements apart by each thread. The launch adapter checks each vectorized
+// pointer's alignment (aligned(p, bytes) preconditions).
 //
 // cache_hint_streaming: reads p[i] of streams become __ldcs(&p[i]) and stores
 // p[i] = v become __stcs(&p[i], v) (evict-first: read once, written once);
-// accesses inside loops are left alone. Nothing else changes.
+// accesses inside loops and compound stores are left alone. Nothing else
+// changes.
 #include "cache/variant.h"
+#include "tooling/source_range.h"
+#include "transform/analysis.h"
 #include "transform/edits.h"
 #include "transform/streams.h"
 #include "transform/transform.h"
@@ -23,6 +34,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <set>
 
 namespace kbcc::transform {
 using namespace clang;
@@ -31,51 +43,144 @@ namespace {
 
 struct Vector {
   const Stream *stream = nullptr;
-  bool load = false;
-  std::string name; // __kbcc_l<n> or __kbcc_s<n>
-  std::string type; // struct __kbcc_v<n>
+  bool load = false, store = false; // both: an updated stream
+  std::string name;                 // __kbcc_l<n>, __kbcc_s<n> or __kbcc_u<n>
+  std::string type;                 // struct __kbcc_v<n>
+  size_t stored_at = 0;             // the store statement's offset in the definition
 };
+
+// Whether access `a` of stream `s` reads what memory held before the item's
+// code: it reads, and no plain store of `s` ends before it.
+bool reads_memory(const KernelAst &k, const Stream &s, const StreamAccess &a) {
+  if (!a.reads()) return false;
+  size_t at = k.offset(a.expr->getBeginLoc());
+  return std::none_of(s.accesses.begin(), s.accesses.end(), [&](const StreamAccess &st) {
+    size_t b = 0, x = 0;
+    return st.store && !st.reads() && k.span(st.store->getSourceRange(), b, x) && x <= at;
+  });
+}
+
+// Why stream `s` cannot be vectorized, or "" when it can: every access runs
+// for every in-range item, outside loops (a read may be behind a branch when
+// another read runs on every item); with `ordered`, a read stream is
+// read before every write of the body, and a written or updated stream is
+// stored by one whole statement, an updated one read (a compound store's
+// read too) before every write. Without `ordered` (the streams' pointers
+// then known distinct, and the body touching no other memory), a stream
+// may be read after stores and stored more than once: each item's element
+// holds the value its last store wrote. Sets `load`/`store` to the
+// vector's kind; `order` when only the order refuses it.
+std::string unvectorizable(const KernelAst &k, const StreamPlan &p, const Stream &s, bool ordered, bool &load,
+                           bool &store, bool &order) {
+  if (s.element_bytes == 0 || s.element_bytes > 8 || (s.element_bytes & (s.element_bytes - 1)))
+    return "its elements are not 1, 2, 4 or 8 bytes";
+  // A read behind a branch may take its element from the vector when
+  // another read of the stream runs on every item: the vector's elements
+  // are then all read by the kernel as written too.
+  bool read_always = std::any_of(s.accesses.begin(), s.accesses.end(),
+                                 [](const StreamAccess &a) { return a.always && !a.in_loop && a.reads(); });
+  for (const StreamAccess &a : s.accesses) {
+    if (a.in_loop) return "it is accessed inside a loop";
+    if (!a.always && (a.store || !read_always)) return "it is accessed only for some items";
+  }
+  load =
+      std::any_of(s.accesses.begin(), s.accesses.end(), [&](const StreamAccess &a) { return reads_memory(k, s, a); });
+  store = std::any_of(s.accesses.begin(), s.accesses.end(), [](const StreamAccess &a) { return a.store; });
+  order = true;
+  if (!ordered) return "";
+  if (std::count_if(s.accesses.begin(), s.accesses.end(), [](const StreamAccess &a) { return a.store; }) > 1)
+    return "it is stored more than once";
+  for (const StreamAccess &a : s.accesses)
+    if (a.reads() && !(a.store ? first_write(k, p, a) : load_precedes_stores(k, p, a)))
+      return "it is read after a store of the body";
+  return "";
+}
+
+// Why the body may touch memory other than through the streams of `p`, or
+// "" when it cannot: every subscript, dereference or arrow member in memory
+// is a stream access, every write a stream's store, every global variable
+// read-only, and no user function is called. The streams' elements must be
+// of one size, so that distinct pointers mean distinct elements of an item.
+std::string other_memory(const StreamPlan &p) {
+  std::set<const Expr *> accesses;
+  size_t stores = 0;
+  for (const Stream &s : p.streams)
+    for (const StreamAccess &a : s.accesses) {
+      accesses.insert(a.expr);
+      stores += a.store != nullptr;
+      if (s.element_bytes != p.streams[0].element_bytes) return "the streams' elements differ in size";
+    }
+  if (stores != p.writes.size()) return "the body writes memory other than its streams";
+  std::string why;
+  walk(p.space.body, [&](const Stmt *st) {
+    const auto *e = dyn_cast<Expr>(st);
+    const auto *u = dyn_cast<UnaryOperator>(st);
+    const auto *m = dyn_cast<MemberExpr>(st);
+    const auto *ref = dyn_cast<DeclRefExpr>(st);
+    const auto *var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+    const auto *call = dyn_cast<CallExpr>(st);
+    const FunctionDecl *fd = call ? call->getDirectCallee() : nullptr;
+    bool access = isa<ArraySubscriptExpr>(st) || (u && u->getOpcode() == UO_Deref) || (m && m->isArrow());
+    if (why.empty() && access && is_memory(e) && !accesses.count(e))
+      why = "the body reads memory other than its streams";
+    if (why.empty() && var && var->hasGlobalStorage() && !var->getType().isConstQualified())
+      why = "the body reads global variable '" + var->getName().str() + "'";
+    if (why.empty() && call &&
+        (!fd || (fd->hasBody() && !tooling::in_system_header(fd, fd->getASTContext().getSourceManager()))))
+      why = "the body calls a function";
+  });
+  return why;
+}
 
 struct Plan {
   StreamPlan streams;
   std::vector<Vector> vectors;
   unsigned lanes = 0;              // V
   std::vector<std::string> bounds; // the guards' bounds, as text valid at the kernel's entry
+  bool distinct = false;           // vectorized without `ordered`: the streams' pointers must differ
 };
 
-Expected<Plan> analyze(const KernelAst &k) {
-  auto sp = stream_plan(k);
-  if (!sp) return sp.error();
+// The plan vectorizing the streams of `sp` (`ordered`: see unvectorizable).
+// Error "not-applicable" with the reason; `order` is set when a stream
+// stored outside loops, or every stream, is refused for its order alone.
+Expected<Plan> vectors(const KernelAst &k, StreamPlan sp, bool ordered, bool &order) {
   Plan p;
-  p.streams = std::move(*sp);
+  p.streams = std::move(sp);
   unsigned widest = 0;
-  std::string scalar; // a stream the fast path would store V elements apart
+  std::string scalar; // a stream the fast path would store V elements apart, and why
+  bool scalar_order = false, all_order = true;
   for (const Stream &s : p.streams.streams) {
-    bool ok =
-        s.element_bytes > 0 && s.element_bytes <= 8 && !(s.element_bytes & (s.element_bytes - 1)) &&
-        std::all_of(s.accesses.begin(), s.accesses.end(), [](const StreamAccess &a) { return a.always && !a.in_loop; });
-    if (ok && s.loads())
-      ok = std::all_of(s.accesses.begin(), s.accesses.end(),
-                       [&](const StreamAccess &a) { return load_precedes_stores(k, p.streams, a); });
-    else if (ok)
-      ok = s.stores() && s.accesses.size() == 1;
-    bool stored_outside_loops =
-        std::any_of(s.accesses.begin(), s.accesses.end(), [](const StreamAccess &a) { return a.store && !a.in_loop; });
-    if (!ok) {
-      if (stored_outside_loops && scalar.empty()) scalar = s.param->getName().str();
+    bool load = false, store = false, by_order = false;
+    std::string why = unvectorizable(k, p.streams, s, ordered, load, store, by_order);
+    if (!why.empty()) {
+      all_order = all_order && by_order;
+      bool stored_outside_loops = std::any_of(s.accesses.begin(), s.accesses.end(),
+                                              [](const StreamAccess &a) { return a.store && !a.in_loop; });
+      if (stored_outside_loops && scalar.empty()) {
+        scalar =
+            "'" + s.param->getName().str() + "' is stored at the thread's own element but cannot be vectorized: " + why;
+        scalar_order = by_order;
+      }
       continue;
     }
     std::string n = std::to_string(p.vectors.size());
-    p.vectors.push_back({&s, s.loads(), (s.loads() ? "__kbcc_l" : "__kbcc_s") + n, "__kbcc_v" + n});
+    Vector v{&s, load, store, (store ? load ? "__kbcc_u" : "__kbcc_s" : "__kbcc_l") + n, "__kbcc_v" + n};
+    for (const StreamAccess &a : s.accesses)
+      if (a.store) v.stored_at = k.offset(a.store->getBeginLoc());
+    p.vectors.push_back(std::move(v));
     widest = std::max(widest, s.element_bytes);
   }
-  if (p.vectors.empty())
+  if (p.vectors.empty()) {
+    order = all_order && !p.streams.streams.empty();
     return not_applicable("no stream is read or written at the thread's own element on every item");
+  }
   // A thread's V items would store it one element at a time, V elements
   // apart, so each store of a warp would write parts of V times as many
   // sectors (reads of such a stream mostly hit L1 and are left as they are).
-  if (!scalar.empty())
-    return not_applicable("'" + scalar + "' is stored at the thread's own element but cannot be vectorized");
+  if (!scalar.empty()) {
+    order = scalar_order;
+    return not_applicable(scalar);
+  }
   p.lanes = 16 / widest;
   if (p.lanes < 2) return not_applicable("the streams' elements are 16 bytes wide already");
   // The fast path's check runs before the item's code: the bounds must be known there.
@@ -86,6 +191,22 @@ Expected<Plan> analyze(const KernelAst &k) {
     p.bounds.push_back(*text);
   }
   return p;
+}
+
+// The plan with accesses in order (unvectorizable); failing that for the
+// order alone, the one without, when the body touches memory only through
+// its streams (other_memory), on launches whose stream pointers differ.
+Expected<Plan> analyze(const KernelAst &k) {
+  auto sp = stream_plan(k);
+  if (!sp) return sp.error();
+  bool order = false;
+  auto plan = vectors(k, *sp, /*ordered=*/true, order);
+  if (plan || !order) return plan;
+  if (std::string why = other_memory(*sp); !why.empty()) return not_applicable(plan.error().message + ", and " + why);
+  auto relaxed = vectors(k, std::move(*sp), /*ordered=*/false, order);
+  if (!relaxed) return plan;
+  relaxed->distinct = true;
+  return relaxed;
 }
 
 // The body's inner text (between its braces) with `edits` applied; every edit
@@ -141,19 +262,21 @@ Expected<Output> vector_apply(const Input &in, const Params &params) {
   body += ") {\n";
   for (const Vector &v : p->vectors) {
     std::string name = v.stream->param->getName().str();
-    body += v.load ? "    const " + v.type + " " + v.name + " = *reinterpret_cast<const " + v.type + " *>(" + name +
-                         " + __kbcc_i0);\n"
-                   : "    " + v.type + " " + v.name + ";\n";
+    body += "    " + std::string(v.store ? "" : "const ") + v.type + " " + v.name;
+    body += v.load ? " = *reinterpret_cast<const " + v.type + " *>(" + name + " + __kbcc_i0);\n" : std::string(";\n");
   }
   for (unsigned lane = 0; lane < p->lanes; ++lane) {
     auto copy = fast_copy(k, *p, lane);
     if (!copy) return copy.error();
     body += *copy;
   }
+  std::vector<const Vector *> stored;
   for (const Vector &v : p->vectors)
-    if (!v.load)
-      body += "    *reinterpret_cast<" + v.type + " *>(" + v.stream->param->getName().str() +
-              " + __kbcc_i0) = " + v.name + ";\n";
+    if (v.store) stored.push_back(&v);
+  std::sort(stored.begin(), stored.end(), [](const Vector *a, const Vector *b) { return a->stored_at < b->stored_at; });
+  for (const Vector *v : stored)
+    body += "    *reinterpret_cast<" + v->type + " *>(" + v->stream->param->getName().str() +
+            " + __kbcc_i0) = " + v->name + ";\n";
   Edits tail;
   if (auto st = retarget_items(k, p->streams.space, "__kbcc_i0 + __kbcc_v", "__kbcc_t", tail); !st) return st.error();
   auto scalar = inner_text(k, p->streams.space.body, tail);
@@ -173,6 +296,12 @@ Expected<Output> vector_apply(const Input &in, const Params &params) {
   for (const Vector &v : p->vectors)
     m.preconditions.push_back("aligned(" + v.stream->param->getName().str() + ", " +
                               std::to_string(p->lanes * v.stream->element_bytes) + ")");
+  const std::vector<Stream> &all = p->streams.streams;
+  for (size_t a = 0; p->distinct && a < all.size(); ++a)
+    for (size_t b = a + 1; b < all.size(); ++b)
+      if (!all[a].loads() || !all[b].loads())
+        m.preconditions.push_back("distinct(" + all[a].param->getName().str() + ", " + all[b].param->getName().str() +
+                                  ")");
   out.launch = m;
   out.numerics = cache::kNumericsExact;
   out.size_params.assign(p->streams.space.bound_params.begin(), p->streams.space.bound_params.end());
@@ -208,7 +337,7 @@ Expected<std::vector<const StreamAccess *>> hinted(const StreamPlan &p) {
   for (const Stream &s : p.streams)
     if (hinted_type(s.param->getType()->getPointeeType().getUnqualifiedType()))
       for (const StreamAccess &a : s.accesses)
-        if (!a.in_loop) out.push_back(&a);
+        if (!a.in_loop && !(a.store && a.reads())) out.push_back(&a); // `p[i] op= v` stays as written
   if (out.empty()) return not_applicable("no stream access outside loops with a type __ldcs/__stcs take");
   return out;
 }

@@ -163,7 +163,9 @@ TEST(GridStride, PerItemTransformsRunOnTheForm) {
   // A refusal of the form says so.
   auto vec = offer(*find_transform("vectorized_loads"), in);
   ASSERT_FALSE(vec); // y is written under the continue's condition only
-  EXPECT_NE(vec.error().message.find("; in its thread-per-item form: no stream"), std::string::npos)
+  EXPECT_NE(vec.error().message.find("; in its thread-per-item form: 'y' is stored at the thread's own element but "
+                                     "cannot be vectorized: it is accessed only for some items"),
+            std::string::npos)
       << vec.error().message;
   // A grid-stride loop whose items depend on each other says why.
   KernelAst dep = parsed(kernel("float s = 0;\nfor (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += "
