@@ -479,7 +479,8 @@ Expected<std::optional<std::string>> while_round(const KernelAst &k) {
 
 // The lines of loop hints above loop `a` (`#pragma unroll`, `nounroll`,
 // `clang loop`): from the first hint's line to the loop's line, when those
-// lines hold only such pragmas; false otherwise.
+// lines hold only such pragmas, blank lines and `//` comments; false
+// otherwise.
 bool hint_lines(const KernelAst &k, const AttributedStmt *a, size_t &begin, size_t &end) {
   for (const Attr *attr : a->getAttrs())
     if (!isa<LoopHintAttr>(attr)) return false;
@@ -493,7 +494,8 @@ bool hint_lines(const KernelAst &k, const AttributedStmt *a, size_t &begin, size
   end = line == std::string::npos || line < begin ? begin : line + 1;
   for (size_t l = begin; l < end;) {
     size_t first = src.find_first_not_of(" \t", l), next = src.find('\n', l);
-    if (first == std::string::npos || src.compare(first, 7, "#pragma") != 0) return false;
+    bool blank = first == std::string::npos || first == next;
+    if (!blank && src.compare(first, 7, "#pragma") != 0 && src.compare(first, 2, "//") != 0) return false;
     l = next == std::string::npos ? end : next + 1;
   }
   return end > begin;

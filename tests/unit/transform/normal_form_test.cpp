@@ -257,6 +257,9 @@ TEST(NormalForm, LoopHintsAreDropped) {
   if (r >= rows) return;
   float s = 0;
   #pragma unroll 4
+
+  // each column
+  #pragma clang loop vectorize(enable)
   for (int c = 0; c < cols; ++c) {
 #pragma unroll
     for (int t = 0; t < 4; ++t) s += m[(r * cols + c) * 4 + t];

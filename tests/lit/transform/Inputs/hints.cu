@@ -49,3 +49,16 @@ __global__ void hint_last(const float *x, float *y, int rows, int n) {
     y[r] = last;
   }
 }
+
+// Two hints with a comment between them: all three lines go.
+__global__ void hint_commented(const float *x, float *y, int rows, int n) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < rows) {
+    float s = 0;
+#pragma unroll 4
+    // the row's elements
+#pragma clang loop vectorize(enable)
+    for (int j = 0; j < n; ++j) s += x[r * n + j];
+    y[r] = s;
+  }
+}
