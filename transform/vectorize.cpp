@@ -21,9 +21,9 @@
 // pointer's alignment (aligned(p, bytes) preconditions).
 //
 // cache_hint_streaming: reads p[i] of streams become __ldcs(&p[i]) and stores
-// p[i] = v become __stcs(&p[i], v) (evict-first: read once, written once);
-// accesses inside loops and compound stores are left alone. Nothing else
-// changes.
+// p[i] = v become __stcs(&p[i], v) (evict-first: read once, written once),
+// p[i] op= v becomes __stcs(&p[i], (T)(__ldcs(&p[i]) op (v))); accesses
+// inside loops are left alone. Nothing else changes.
 #include "cache/variant.h"
 #include "tooling/source_range.h"
 #include "transform/analysis.h"
@@ -337,7 +337,7 @@ Expected<std::vector<const StreamAccess *>> hinted(const StreamPlan &p) {
   for (const Stream &s : p.streams)
     if (hinted_type(s.param->getType()->getPointeeType().getUnqualifiedType()))
       for (const StreamAccess &a : s.accesses)
-        if (!a.in_loop && !(a.store && a.reads())) out.push_back(&a); // `p[i] op= v` stays as written
+        if (!a.in_loop) out.push_back(&a);
   if (out.empty()) return not_applicable("no stream access outside loops with a type __ldcs/__stcs take");
   return out;
 }
@@ -366,12 +366,21 @@ Expected<Output> hint_apply(const Input &in, const Params &) {
       e.replace(b, x, "__ldcs(&" + access + ")");
       continue;
     }
-    // `p[i] = value` -> `__stcs(&p[i], value)`; reads inside value are edited on their own.
+    // `p[i] = value` -> `__stcs(&p[i], value)`, `p[i] op= value` ->
+    // `__stcs(&p[i], (T)(__ldcs(&p[i]) op (value)))`; reads inside value are
+    // edited on their own.
     size_t b = 0, x = 0, vb = 0, vx = 0;
     if (!k.span(a->store->getSourceRange(), b, x) || !k.span(a->store->getRHS()->getSourceRange(), vb, vx))
       return not_applicable("a store is written in a macro");
-    e.replace(b, vb, "__stcs(&" + access + ", ");
-    e.insert(vx, ")");
+    if (!a->store->isCompoundAssignmentOp()) {
+      e.replace(b, vb, "__stcs(&" + access + ", ");
+      e.insert(vx, ")");
+      continue;
+    }
+    std::string op = BinaryOperator::getOpcodeStr(BinaryOperator::getOpForCompoundAssignment(a->store->getOpcode())).str();
+    e.replace(b, vb, "__stcs(&" + access + ", (" + type_text(a->expr->getType(), k.context()) + ")(__ldcs(&" + access +
+                         ") " + op + " (");
+    e.insert(vx, ")))");
   }
   auto text = e.apply(k.source());
   if (!text) return text.error();

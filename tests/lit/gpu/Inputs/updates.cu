@@ -1,9 +1,9 @@
 // Runs kernel WHICH of transform/Inputs/update-streams.cu as written and
-// as vectorized_loads rewrote it (VARIANT, launched as its mapping says:
-// DX threads of the original per block, blocks of BX threads), on 1001,
-// 4096 and 3 items (no vector, warp or block divides the first or the
-// last), and prints "<kernel> same" when every output is bitwise the
-// original's:
+// as vectorized_loads or cache_hint_streaming rewrote it (VARIANT, launched
+// as its mapping says: DX threads of the original per block, blocks of BX
+// threads), on 1001, 4096 and 3 items (no vector, warp or block divides
+// the first or the last), and prints "<kernel> same" when every output is
+// bitwise the original's:
 //   0 axpy_update, also with x and y the same array (each item reads its
 //   own element before storing it, so the result is defined);
 //   1 accumulate (8-byte elements); 2 scale_keep; 3 sgd_momentum and
