@@ -14,11 +14,6 @@ bool Stream::loads() const {
          std::none_of(accesses.begin(), accesses.end(), [](const StreamAccess &a) { return a.store; });
 }
 
-bool Stream::stores() const {
-  return !accesses.empty() &&
-         std::none_of(accesses.begin(), accesses.end(), [](const StreamAccess &a) { return a.reads(); });
-}
-
 namespace {
 
 // Whether `if` is a bound guard on `i`: every term of its condition is

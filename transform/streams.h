@@ -28,7 +28,6 @@ struct Stream {
       accesses; // every reference to the parameter is one (a read or a whole-statement store), in source order
   unsigned element_bytes = 0; // sizeof(*param)
   bool loads() const;         // only loads
-  bool stores() const;        // only plain stores (`p[i] = value`), which read nothing of p
 };
 
 struct StreamPlan {
