@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <set>
 
 namespace kbcc::transform {
 using namespace clang;
@@ -16,18 +17,25 @@ bool Stream::loads() const {
 
 namespace {
 
+// Adds `b` to `bounds` unless it is there already.
+void add_bound(std::vector<const Expr *> &bounds, const Expr *b) {
+  if (std::find(bounds.begin(), bounds.end(), b) == bounds.end()) bounds.push_back(b);
+}
+
 // Whether `if` is a bound guard on `i`: every term of its condition is
 // `i < B` (an enclosing if), or `i >= B` (an early return).
 bool bound_if(const IfStmt *s, const VarDecl *i, std::vector<const Expr *> *bounds) {
   if (!s || s->getElse() || s->hasInitStorage() || s->hasVarStorage()) return false;
   bool early = only_returns(s->getThen());
-  std::vector<const Expr *> parts;
+  std::vector<const Expr *> parts, found;
   split_terms(s->getCond(), early ? BO_LOr : BO_LAnd, parts);
   for (const Expr *t : parts) {
     const Expr *b = early ? at_least_bound(t, i) : less_than_bound(t, i);
     if (!b) return false;
-    if (bounds) bounds->push_back(b);
+    found.push_back(b);
   }
+  for (const Expr *b : found)
+    if (bounds) add_bound(*bounds, b);
   return true;
 }
 
@@ -85,8 +93,20 @@ private:
       return;
     }
     if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->isLogicalOp()) {
-      stmt(b->getLHS(), always, loop);
-      stmt(b->getRHS(), false, loop);
+      // In `i < B && rest` (`i >= B || rest`), rest runs on every item that
+      // passes the bound, which then bounds the items as a guard does.
+      std::vector<const Expr *> terms;
+      split_terms(b, b->getOpcode(), terms);
+      bool guarded = always;
+      for (const Expr *t : terms) {
+        const Expr *bound = b->getOpcode() == BO_LAnd ? less_than_bound(t, index_) : at_least_bound(t, index_);
+        stmt(t, guarded, loop);
+        if (guarded && bound && !loop) {
+          add_bound(bounds_, bound);
+          continue;
+        }
+        guarded = false;
+      }
       return;
     }
     if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->isAssignmentOp())
@@ -106,6 +126,50 @@ private:
       stmt(c, always, loop);
   }
 };
+
+// Whether every in-range item that runs `s` evaluates one of `accesses`
+// there: one of them, a block with a statement that does before any that
+// may leave it (a bound guard's return aside), a branch whose condition
+// does or whose two sides both do (a bound guard's then alone), a logical
+// operator's first term or one after bound checks; loops, switches and
+// jumps count as not.
+bool must_access(const Stmt *s, const std::set<const Expr *> &accesses, const VarDecl *i) {
+  if (!s) return false;
+  if (const auto *e = dyn_cast<Expr>(s); e && accesses.count(e)) return true;
+  if (const auto *c = dyn_cast<CompoundStmt>(s)) {
+    for (const Stmt *x : c->body()) {
+      const auto *guard = dyn_cast<IfStmt>(x);
+      if (guard && only_returns(guard->getThen()) && bound_if(guard, i, nullptr)) {
+        if (must_access(guard->getCond(), accesses, i)) return true;
+        continue;
+      }
+      if (must_access(x, accesses, i)) return true;
+      if (has_return(x) || has_break_or_goto(x) || isa<ContinueStmt>(x)) return false;
+    }
+    return false;
+  }
+  if (const auto *b = dyn_cast<IfStmt>(s)) {
+    if (must_access(b->getCond(), accesses, i)) return true;
+    if (bound_if(b, i, nullptr)) return must_access(b->getThen(), accesses, i);
+    return b->getElse() && must_access(b->getThen(), accesses, i) && must_access(b->getElse(), accesses, i);
+  }
+  if (isa<ForStmt>(s) || isa<WhileStmt>(s) || isa<DoStmt>(s) || isa<CXXForRangeStmt>(s) || isa<SwitchStmt>(s) ||
+      isa<GotoStmt>(s))
+    return false;
+  if (const auto *c = dyn_cast<ConditionalOperator>(s))
+    return must_access(c->getCond(), accesses, i) ||
+           (must_access(c->getTrueExpr(), accesses, i) && must_access(c->getFalseExpr(), accesses, i));
+  if (const auto *b = dyn_cast<BinaryOperator>(s); b && b->isLogicalOp()) {
+    std::vector<const Expr *> terms;
+    split_terms(b, b->getOpcode(), terms);
+    for (const Expr *t : terms) {
+      if (must_access(t, accesses, i)) return true;
+      if (!(b->getOpcode() == BO_LAnd ? less_than_bound(t, i) : at_least_bound(t, i))) return false;
+    }
+    return false;
+  }
+  return std::any_of(s->child_begin(), s->child_end(), [&](const Stmt *c) { return must_access(c, accesses, i); });
+}
 
 bool is_index(const Expr *e, const VarDecl *i) {
   const auto *ref = dyn_cast<DeclRefExpr>(e->IgnoreParenImpCasts());
@@ -193,6 +257,13 @@ Expected<StreamPlan> stream_plan(const KernelAst &k) {
     std::sort(st.accesses.begin(), st.accesses.end(), [&](const StreamAccess &x, const StreamAccess &y) {
       return k.offset(x.expr->getBeginLoc()) < k.offset(y.expr->getBeginLoc());
     });
+    std::set<const Expr *> all, stores;
+    for (const StreamAccess &a : st.accesses) {
+      all.insert(a.expr);
+      if (a.store) stores.insert(a.expr);
+    }
+    st.every_item = must_access(s->body, all, p.index);
+    st.stored_every_item = !stores.empty() && must_access(s->body, stores, p.index);
     p.streams.push_back(std::move(st));
   }
   return p;

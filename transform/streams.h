@@ -27,6 +27,10 @@ struct Stream {
   std::vector<StreamAccess>
       accesses; // every reference to the parameter is one (a read or a whole-statement store), in source order
   unsigned element_bytes = 0; // sizeof(*param)
+  // Whether every in-range item reads or writes its element: an access runs
+  // for every item, or both sides of a branch access it (if/else, ?:).
+  bool every_item = false;
+  bool stored_every_item = false; // the same for its stores alone
   bool loads() const;         // only loads
 };
 

@@ -5,14 +5,19 @@
 // with one 16-byte (or V-element) load per read stream and one store per
 // written stream when all V items pass the bound guards (fast path), else the
 // items one by one as before (tail). A stream is vectorized when every access
-// runs for every in-range item, outside loops (a read behind a branch counts
-// when another read of the stream runs on every item); a read stream is
-// never written and is read before any store of the body; a written stream
-// is stored by exactly one whole statement and never read; an updated stream
+// runs outside loops, and every read for every in-range item (a read behind
+// a branch counts when every item reads or writes the stream, as in
+// `y[i] = c ? 0 : y[i] * s` or an if and an else that both do); a
+// read stream is never written and is read before any store of the body; a
+// written stream is stored by exactly one whole statement and never read;
+// an updated stream
 // (`y[i] = a * x[i] + y[i]`, `y[i] += x[i]`) is stored by exactly one whole
 // statement and read before any store of the body, so its vector is loaded
 // first, updated by each item and stored at the end. The stores of the
-// vectors follow their statements' order. When only that order refuses a
+// vectors follow their statements' order. A store behind a data-dependent
+// branch sets its item's bit in a mask: the vector is stored whole when
+// every item stored, else element by element for the items that did, so no
+// element the kernel as written leaves alone is written. When only that order refuses a
 // stream and the body touches memory through its streams alone, every
 // stream may be read after stores and stored several times, on launches
 // whose stream pointers differ (distinct(p, q) preconditions). Every stream
@@ -46,23 +51,29 @@ struct Vector {
   bool load = false, store = false; // both: an updated stream
   std::string name;                 // __kbcc_l<n>, __kbcc_s<n> or __kbcc_u<n>
   std::string type;                 // struct __kbcc_v<n>
+  // Stored behind a data-dependent branch: __kbcc_m<n>, whose bit l is set
+  // when item l stored; "" otherwise.
+  std::string mask;
   size_t stored_at = 0;             // the store statement's offset in the definition
 };
 
-// Whether access `a` of stream `s` reads what memory held before the item's
-// code: it reads, and no plain store of `s` ends before it.
+// Whether access `a` of stream `s` may read what memory held before the
+// item's code: it reads, and no plain store of `s` that runs on every item
+// ends before it.
 bool reads_memory(const KernelAst &k, const Stream &s, const StreamAccess &a) {
   if (!a.reads()) return false;
   size_t at = k.offset(a.expr->getBeginLoc());
   return std::none_of(s.accesses.begin(), s.accesses.end(), [&](const StreamAccess &st) {
     size_t b = 0, x = 0;
-    return st.store && !st.reads() && k.span(st.store->getSourceRange(), b, x) && x <= at;
+    return st.store && st.always && !st.reads() && k.span(st.store->getSourceRange(), b, x) && x <= at;
   });
 }
 
 // Why stream `s` cannot be vectorized, or "" when it can: every access runs
-// for every in-range item, outside loops (a read may be behind a branch when
-// another read runs on every item); with `ordered`, a read stream is
+// outside loops, every read for every in-range item (a read, a compound
+// store's too, may be behind a branch when every item reads or writes the
+// stream: Stream::every_item; a plain store may be behind any); with
+// `ordered`, a read stream is
 // read before every write of the body, and a written or updated stream is
 // stored by one whole statement, an updated one read (a compound store's
 // read too) before every write. Without `ordered` (the streams' pointers
@@ -74,14 +85,13 @@ std::string unvectorizable(const KernelAst &k, const StreamPlan &p, const Stream
                            bool &store, bool &order) {
   if (s.element_bytes == 0 || s.element_bytes > 8 || (s.element_bytes & (s.element_bytes - 1)))
     return "its elements are not 1, 2, 4 or 8 bytes";
-  // A read behind a branch may take its element from the vector when
-  // another read of the stream runs on every item: the vector's elements
-  // are then all read by the kernel as written too.
-  bool read_always = std::any_of(s.accesses.begin(), s.accesses.end(),
-                                 [](const StreamAccess &a) { return a.always && !a.in_loop && a.reads(); });
+  // A read behind a branch may take its element from the vector when every
+  // item reads or writes its element: the kernel as written then accesses
+  // all the vector's elements too. A store behind one is masked
+  // (Vector::mask).
   for (const StreamAccess &a : s.accesses) {
     if (a.in_loop) return "it is accessed inside a loop";
-    if (!a.always && (a.store || !read_always)) return "it is accessed only for some items";
+    if (!a.always && a.reads() && !s.every_item) return "it is read only for some items";
   }
   load =
       std::any_of(s.accesses.begin(), s.accesses.end(), [&](const StreamAccess &a) { return reads_memory(k, s, a); });
@@ -164,15 +174,17 @@ Expected<Plan> vectors(const KernelAst &k, StreamPlan sp, bool ordered, bool &or
       continue;
     }
     std::string n = std::to_string(p.vectors.size());
-    Vector v{&s, load, store, (store ? load ? "__kbcc_u" : "__kbcc_s" : "__kbcc_l") + n, "__kbcc_v" + n};
+    Vector v;
+    v.stream = &s;
+    v.load = load;
+    v.store = store;
+    v.name = (store ? load ? "__kbcc_u" : "__kbcc_s" : "__kbcc_l") + n;
+    v.type = "__kbcc_v" + n;
+    if (store && !s.stored_every_item) v.mask = "__kbcc_m" + n;
     for (const StreamAccess &a : s.accesses)
       if (a.store) v.stored_at = k.offset(a.store->getBeginLoc());
     p.vectors.push_back(std::move(v));
     widest = std::max(widest, s.element_bytes);
-  }
-  if (p.vectors.empty()) {
-    order = all_order && !p.streams.streams.empty();
-    return not_applicable("no stream is read or written at the thread's own element on every item");
   }
   // A thread's V items would store it one element at a time, V elements
   // apart, so each store of a warp would write parts of V times as many
@@ -180,6 +192,10 @@ Expected<Plan> vectors(const KernelAst &k, StreamPlan sp, bool ordered, bool &or
   if (!scalar.empty()) {
     order = scalar_order;
     return not_applicable(scalar);
+  }
+  if (p.vectors.empty()) {
+    order = all_order && !p.streams.streams.empty();
+    return not_applicable("no stream is read or written at the thread's own element on every item");
   }
   p.lanes = 16 / widest;
   if (p.lanes < 2) return not_applicable("the streams' elements are 16 bytes wide already");
@@ -220,6 +236,18 @@ Expected<std::string> inner_text(const KernelAst &k, const CompoundStmt *body, c
   return text->substr(open + 1, close + shift - open - 1);
 }
 
+// The fast path's store of vector `v` of a plan of `lanes` items: whole, or,
+// for a masked one not stored by every item, the elements whose items stored.
+std::string vector_store(const Vector &v, unsigned lanes) {
+  std::string p = v.stream->param->getName().str();
+  std::string whole = "*reinterpret_cast<" + v.type + " *>(" + p + " + __kbcc_i0) = " + v.name + ";\n";
+  if (v.mask.empty()) return "    " + whole;
+  std::string m = v.mask, V = std::to_string(lanes);
+  return "    if (" + m + " == " + std::to_string((1u << lanes) - 1) + "u) " + whole +
+         "    else for (unsigned __kbcc_v = 0; __kbcc_v < " + V + "u; ++__kbcc_v) if (" + m + " >> __kbcc_v & 1u) " +
+         p + "[__kbcc_i0 + __kbcc_v] = " + v.name + ".e[__kbcc_v];\n";
+}
+
 Expected<std::string> fast_copy(const KernelAst &k, const Plan &p, unsigned lane) {
   Edits e;
   std::string l = std::to_string(lane);
@@ -229,6 +257,13 @@ Expected<std::string> fast_copy(const KernelAst &k, const Plan &p, unsigned lane
       size_t b = 0, x = 0;
       if (!k.span(a.expr->getSourceRange(), b, x)) return not_applicable("a stream access is written in a macro");
       e.replace(b, x, v.name + ".e[" + l + "]");
+      // `p[i] = v` -> `(__kbcc_m<n> |= bit, p[i] = v)`, of the same value.
+      if (!v.mask.empty() && a.store) {
+        size_t sb = 0, sx = 0;
+        if (!k.span(a.store->getSourceRange(), sb, sx)) return not_applicable("a store is written in a macro");
+        e.insert(sb, "(" + v.mask + " |= " + std::to_string(1u << lane) + "u, ");
+        e.insert(sx, ")");
+      }
     }
   auto text = inner_text(k, p.streams.space.body, e);
   if (!text) return text.error();
@@ -264,6 +299,7 @@ Expected<Output> vector_apply(const Input &in, const Params &params) {
     std::string name = v.stream->param->getName().str();
     body += "    " + std::string(v.store ? "" : "const ") + v.type + " " + v.name;
     body += v.load ? " = *reinterpret_cast<const " + v.type + " *>(" + name + " + __kbcc_i0);\n" : std::string(";\n");
+    if (!v.mask.empty()) body += "    unsigned " + v.mask + " = 0u;\n";
   }
   for (unsigned lane = 0; lane < p->lanes; ++lane) {
     auto copy = fast_copy(k, *p, lane);
@@ -275,8 +311,7 @@ Expected<Output> vector_apply(const Input &in, const Params &params) {
     if (v.store) stored.push_back(&v);
   std::sort(stored.begin(), stored.end(), [](const Vector *a, const Vector *b) { return a->stored_at < b->stored_at; });
   for (const Vector *v : stored)
-    body += "    *reinterpret_cast<" + v->type + " *>(" + v->stream->param->getName().str() +
-            " + __kbcc_i0) = " + v->name + ";\n";
+    body += vector_store(*v, p->lanes);
   Edits tail;
   if (auto st = retarget_items(k, p->streams.space, "__kbcc_i0 + __kbcc_v", "__kbcc_t", tail); !st) return st.error();
   auto scalar = inner_text(k, p->streams.space.body, tail);

@@ -162,9 +162,9 @@ TEST(GridStride, PerItemTransformsRunOnTheForm) {
   EXPECT_NE(hints->source.find("__stcs(&y[i], "), std::string::npos) << hints->source;
   // A refusal of the form says so.
   auto vec = offer(*find_transform("vectorized_loads"), in);
-  ASSERT_FALSE(vec); // y is written under the continue's condition only
+  ASSERT_FALSE(vec); // y is read under the continue's condition only
   EXPECT_NE(vec.error().message.find("; in its thread-per-item form: 'y' is stored at the thread's own element but "
-                                     "cannot be vectorized: it is accessed only for some items"),
+                                     "cannot be vectorized: it is read only for some items"),
             std::string::npos)
       << vec.error().message;
   // A grid-stride loop whose items depend on each other says why.

@@ -387,9 +387,12 @@ template <typename T> T __ldcs(const T *p) { return *p; }
 template <typename T> T __ldcg(const T *p) { return *p; }
 template <typename T> T __ldca(const T *p) { return *p; }
 template <typename T> T __ldlu(const T *p) { return *p; }
-template <typename T> void __stcs(T *p, T v) { *p = v; }
-template <typename T> void __stcg(T *p, T v) { *p = v; }
-template <typename T> void __stwt(T *p, T v) { *p = v; }
+// CUDA declares an overload per element type, so the value converts to it:
+// T is deduced from the pointer alone.
+template <typename T> struct emu_element { using type = T; };
+template <typename T> void __stcs(T *p, typename emu_element<T>::type v) { *p = v; }
+template <typename T> void __stcg(T *p, typename emu_element<T>::type v) { *p = v; }
+template <typename T> void __stwt(T *p, typename emu_element<T>::type v) { *p = v; }
 inline float __fdividef(float a, float b) { return a / b; }
 inline float __expf(float x) { return expf(x); }
 inline float __logf(float x) { return logf(x); }

@@ -33,15 +33,6 @@ __global__ void relu_inplace(int n, float *x) {
   if (i < n) x[i] = x[i] > 0.0f ? x[i] : 0.0f;
 }
 
-// Refused: a store behind a data-dependent branch, which the vector's store
-// would make for every item.
-__global__ void clamp_some(int n, float *x, float hi) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) {
-    if (x[i] > hi) x[i] = hi;
-  }
-}
-
 // Read after a store, and updated after another stream's store: vectorized
 // on launches whose stream pointers differ (the body touches no other
 // memory, so nothing else can alias an item's elements).
