@@ -39,6 +39,7 @@ GROUPS = [
     ("lastwarp", "Block reductions that end in an unrolled last warp"),
     ("written", "Block reductions written out a step per statement, or stepped from a constant"),
     ("tiled", "Kernels that stage tiles in shared memory, coarsened across their barriers"),
+    ("masked", "Element-wise kernels that store behind data-dependent branches"),
     ("hints", "Loops under `#pragma unroll`"),
 ]
 
