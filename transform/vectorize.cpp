@@ -5,25 +5,24 @@
 // with one 16-byte (or V-element) load per read stream and one store per
 // written stream when all V items pass the bound guards (fast path), else the
 // items one by one as before (tail). A stream is vectorized when every access
-// runs outside loops, and every read for every in-range item (a read behind
-// a branch counts when every item reads or writes the stream, as in
-// `y[i] = c ? 0 : y[i] * s` or an if and an else that both do); a
-// read stream is never written and is read before any store of the body; a
-// written stream is stored by exactly one whole statement and never read;
-// an updated stream
+// runs outside loops, and every read for every in-range item (a read behind a
+// branch counts when every item reads or writes the stream, as in
+// `y[i] = c ? 0 : y[i] * s` or an if and an else that both do); a read stream
+// is never written and is read before any store of the body; a written stream
+// is stored by exactly one whole statement and never read; an updated stream
 // (`y[i] = a * x[i] + y[i]`, `y[i] += x[i]`) is stored by exactly one whole
 // statement and read before any store of the body, so its vector is loaded
-// first, updated by each item and stored at the end. The stores of the
-// vectors follow their statements' order. A store behind a data-dependent
-// branch sets its item's bit in a mask: the vector is stored whole when
-// every item stored, else element by element for the items that did, so no
-// element the kernel as written leaves alone is written. When only that order refuses a
-// stream and the body touches memory through its streams alone, every
-// stream may be read after stores and stored several times, on launches
-// whose stream pointers differ (distinct(p, q) preconditions). Every stream
-// stored outside loops must be vectorized: the others would be stored V
-// elements apart by each thread. The launch adapter checks each vectorized
-// pointer's alignment (aligned(p, bytes) preconditions).
+// first, updated by each item and stored at the end. The stores of the vectors
+// follow their statements' order. A store behind a data-dependent branch sets
+// its item's bit in a mask: the vector is stored whole when every item stored,
+// else element by element for the items that did, so no element the kernel as
+// written leaves alone is written. When only that order refuses a stream and
+// the body touches memory through its streams alone, every stream may be read
+// after stores and stored several times, on launches whose stream pointers
+// differ (distinct(p, q) preconditions). Every stream stored outside loops must
+// be vectorized: the others would be stored V elements apart by each thread.
+// The launch adapter checks each vectorized pointer's alignment (aligned(p,
+// bytes) preconditions).
 //
 // cache_hint_streaming: reads p[i] of streams become __ldcs(&p[i]) and stores
 // p[i] = v become __stcs(&p[i], v) (evict-first: read once, written once),
@@ -70,16 +69,15 @@ bool reads_memory(const KernelAst &k, const Stream &s, const StreamAccess &a) {
 }
 
 // Why stream `s` cannot be vectorized, or "" when it can: every access runs
-// outside loops, every read for every in-range item (a read, a compound
-// store's too, may be behind a branch when every item reads or writes the
-// stream: Stream::every_item; a plain store may be behind any); with
-// `ordered`, a read stream is
-// read before every write of the body, and a written or updated stream is
-// stored by one whole statement, an updated one read (a compound store's
-// read too) before every write. Without `ordered` (the streams' pointers
-// then known distinct, and the body touching no other memory), a stream
-// may be read after stores and stored more than once: each item's element
-// holds the value its last store wrote. Sets `load`/`store` to the
+// outside loops, every read for every in-range item (a read, a compound store's
+// too, may be behind a branch when every item reads or writes the stream:
+// Stream::every_item; a plain store may be behind any); with `ordered`, a read
+// stream is read before every write of the body, and a written or updated
+// stream is stored by one whole statement, an updated one read (a compound
+// store's read too) before every write. Without `ordered` (the streams'
+// pointers then known distinct, and the body touching no other memory), a
+// stream may be read after stores and stored more than once: each item's
+// element holds the value its last store wrote. Sets `load`/`store` to the
 // vector's kind; `order` when only the order refuses it.
 std::string unvectorizable(const KernelAst &k, const StreamPlan &p, const Stream &s, bool ordered, bool &load,
                            bool &store, bool &order) {
