@@ -1,5 +1,6 @@
 #include "gpu/capture_format.h"
 
+#include "gpu/device_names.h"
 #include "support/fs.h"
 #include "support/hash.h"
 
@@ -196,7 +197,7 @@ CaptureInfo capture_info(const Manifest &m, const std::string &id, const std::st
   CaptureInfo c;
   c.id = id;
   c.manifest = path;
-  c.kernel = m.kernel;
+  c.kernel = file_keyed_name(m.kernel); // as the registry names it, whoever wrote the capture
   c.kernel_hash = m.kernel_hash;
   c.arch = m.arch;
   c.gpu_name = m.gpu_name;

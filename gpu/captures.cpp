@@ -1,5 +1,6 @@
 // Listing and resolving captures under $KBCC_DIR/captures.
 #include "gpu/capture_format.h"
+#include "gpu/device_names.h"
 #include "support/fs.h"
 
 #include <algorithm>
@@ -19,7 +20,8 @@ Expected<std::vector<CaptureInfo>> list_captures(const std::string &dir, const C
     auto m = manifest_from_json(*text, e.path().string());
     if (!m) return m.error();
     CaptureInfo c = capture_info(*m, e.path().stem().string(), e.path().string());
-    if (!filter.kernel.empty() && c.kernel != filter.kernel && c.kernel_hash != filter.kernel) continue;
+    if (!filter.kernel.empty() && c.kernel != file_keyed_name(filter.kernel) && c.kernel_hash != filter.kernel)
+      continue;
     if (!filter.arch.empty() && c.arch != filter.arch) continue;
     if (filter.replayable_only && !c.replayable) continue;
     out.push_back(std::move(c));
@@ -48,7 +50,7 @@ Expected<CaptureInfo> find_capture(const std::string &dir, const std::string &re
   }
   if (!found) // a kernel's mangled name: its oldest capture
     for (const auto &c : *all)
-      if (c.kernel == ref) return c;
+      if (c.kernel == file_keyed_name(ref)) return c;
   if (!found) return make_error("no capture '" + ref + "' in " + dir + "/launches");
   return *found;
 }

@@ -1,5 +1,6 @@
 #include "tooling/extract.h"
 
+#include "gpu/device_names.h"
 #include "support/fs.h"
 #include "tooling/dependencies.h"
 #include "tooling/kernel_hash.h"
@@ -222,13 +223,20 @@ std::string drop_internal_linkage_mark(std::string mangled, const FunctionDecl *
   return mangled;
 }
 
+// The kernel's device name as the registry keeps it: nvcc's, but with an
+// anonymous namespace in the file-keyed form of the unit being parsed
+// (gpu/device_names.h).
 std::vector<std::string> mangled_names(const FunctionDecl *fd, ASTContext &ctx) {
   std::unique_ptr<MangleContext> mc(ctx.createMangleContext());
   if (!mc->shouldMangleDeclName(fd)) return {fd->getName().str()};
   std::string name;
   llvm::raw_string_ostream os(name);
   mc->mangleName(GlobalDecl(fd, KernelReferenceKind::Kernel), os);
-  return {drop_internal_linkage_mark(os.str(), fd)};
+  name = drop_internal_linkage_mark(os.str(), fd);
+  if (!fd->isInAnonymousNamespace()) return {name};
+  const SourceManager &sm = ctx.getSourceManager();
+  OptionalFileEntryRef unit = sm.getFileEntryRefForID(sm.getMainFileID());
+  return {gpu::file_keyed_name(name, unit ? unit->getName() : llvm::StringRef())};
 }
 
 // Main-file byte offset of `loc`, when it is written there (not in a macro).
@@ -371,8 +379,6 @@ private:
       k.not_optimizable = kMacroGenerated;
     else if (!k.in_main_file)
       k.not_optimizable = kKernelInHeader;
-    else if (fd->isInAnonymousNamespace())
-      k.not_optimizable = kAnonymousNamespace;
     else if (fd->isInvalidDecl() || has_error_in(s_.errors, h.ranges, sm))
       k.not_optimizable = kParseErrorInKernel;
     return k;

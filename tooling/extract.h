@@ -16,8 +16,6 @@ inline constexpr const char *kKernelInHeader = "kernel-in-header";
 inline constexpr const char *kMacroGenerated = "macro-generated";
 inline constexpr const char *kParseErrorInKernel = "parse-error-in-kernel";
 inline constexpr const char *kUnreadableRange = "no-source-range";
-// nvcc names such kernels with a unit-specific prefix that cannot be derived.
-inline constexpr const char *kAnonymousNamespace = "anonymous-namespace";
 
 // How many clang errors an Extraction keeps (fatal ones always), and how
 // many a parse-fatal Error message quotes.

@@ -33,6 +33,7 @@ struct Planned {
   int arch = 0;
   std::string arch_name, label, nspace, kernel, source;
   launch::LaunchMapping mapping;
+  bool in_anonymous = false; // the kernel is declared in an anonymous namespace
 };
 
 // `source` with its kernel renamed to `renamed` and a leading extern "C" of
@@ -64,9 +65,13 @@ Expected<std::string> renamed_source(const std::string &source, const std::strin
   return out;
 }
 
+// The variant's definition, private to the unit: in an unnamed namespace,
+// unless the kernel's own is one (nvcc's host stub of a kernel in an
+// unnamed namespace nested in another names both alike and does not compile).
 std::string variant_block(const Planned &p) {
-  return "#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == " + std::to_string(p.arch) + "\nnamespace {\nnamespace " +
-         p.nspace + " {\n" + variant_text(p.label, p.source) + "}\n}\n#endif\n";
+  std::string open = p.in_anonymous ? "" : "namespace {\n", close = p.in_anonymous ? "" : "}\n";
+  return "#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == " + std::to_string(p.arch) + "\n" + open + "namespace " +
+         p.nspace + " {\n" + variant_text(p.label, p.source) + "}\n" + close + "#endif\n";
 }
 
 std::string site_text(const LaunchSite &s, const std::string &adapter) {
@@ -128,6 +133,11 @@ std::string adapter_line_name(const std::string &variant_name) { return variant_
 
 std::string adapter_name(const Kernel &kernel) {
   auto [prefix, name] = split_qualified(kernel.qualified_name);
+  // An anonymous namespace has no name to write: its members are named
+  // through the enclosing one, as the launch sites name the kernel.
+  static const std::string anonymous = "(anonymous namespace)::";
+  for (size_t at = prefix.find(anonymous); at != std::string::npos; at = prefix.find(anonymous))
+    prefix.erase(at, anonymous.size());
   std::string instance = kernel.is_template ? "_" + kernel.hash.substr(0, 8) : ""; // one per instantiation
   return "::" + prefix + "__kbcc_launch_" + template_name(name) + "_" + std::to_string(kernel.begin) + instance;
 }
@@ -153,6 +163,7 @@ LaunchPlan plan_launch_variants(const std::string &path, const std::vector<Extra
       auto [prefix, name] = split_qualified(k->qualified_name);
       p.kernel = launch::variant_kernel_name(template_name(name), c.arch);
       p.nspace = "__kbcc_" + c.arch + "_" + c.name.substr(c.name.size() > 8 ? c.name.size() - 8 : 0);
+      p.in_anonymous = prefix.find("(anonymous namespace)::") != std::string::npos;
       auto src = renamed_source(c.source, template_name(name), p.kernel);
       if (!src)
         why = src.error().code.empty() ? "bad-variant-source" : src.error().code;

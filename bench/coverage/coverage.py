@@ -31,8 +31,7 @@ import subprocess
 import sys
 
 # Reasons kbcc documents as out of scope (docs/kernels.md, "What kbcc leaves alone").
-OUT_OF_SCOPE = {"macro-generated", "anonymous-namespace", "kernel-in-header", "template-never-instantiated",
-                "header-not-included"}
+OUT_OF_SCOPE = {"macro-generated", "kernel-in-header", "template-never-instantiated", "header-not-included"}
 SOURCE_EXT = (".cu",)
 # Spellings that take a parenthesised argument between __global__ and the kernel's name.
 ATTRIBUTES = {"__launch_bounds__", "__cluster_dims__", "__maxnreg__", "__attribute__", "__declspec", "alignas",

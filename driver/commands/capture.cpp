@@ -1,12 +1,15 @@
 // `kbcc capture`: record real kernel launches of a program for replay.
 #include "cache/env.h"
 #include "driver/command.h"
+#include "gpu/device_names.h"
 #include "gpu/harness.h"
 #include "kb/registry.h"
 #include "support/config.h"
 
 #include <cstdio>
+#include <iterator>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace kbcc::driver {
@@ -52,6 +55,21 @@ bool is_hash(const std::string &k) {
   return k.size() == 32 && k.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
 
+// Leaves out of `names` each kernel of an anonymous namespace that units of
+// different paths define under one device name (gpu/device_names.h: the
+// same file name), whose launches nothing tells apart; says so on stderr.
+void drop_ambiguous(std::map<std::string, std::string> &names,
+                    const std::map<std::string, std::set<std::string>> &units) {
+  for (const auto &[name, paths] : units) {
+    if (paths.size() < 2 || !gpu::has_unit_component(name)) continue;
+    names.erase(name);
+    std::fprintf(stderr,
+                 "kbcc capture: %s is defined in an anonymous namespace of %s and of %s, which nvcc names alike; its "
+                 "launches are not recorded\n",
+                 name.c_str(), paths.begin()->c_str(), std::next(paths.begin())->c_str());
+  }
+}
+
 // Registry kernels as mangled name -> kernel hash; empty without a registry.
 Expected<std::map<std::string, std::string>> registry_names(const Config &config) {
   std::map<std::string, std::string> names;
@@ -64,9 +82,13 @@ Expected<std::map<std::string, std::string>> registry_names(const Config &config
   }
   auto all = kb::Registry(**env).list();
   if (!all) return all.error();
+  std::map<std::string, std::set<std::string>> units; // name -> the paths of the units that define it
   for (const auto &e : *all)
-    for (const auto &m : e.mangled_names)
+    for (const auto &m : e.mangled_names) {
       names[m] = e.hash;
+      if (!e.tu_path.empty()) units[m].insert(e.tu_path);
+    }
+  drop_ambiguous(names, units);
   return names;
 }
 

@@ -9,6 +9,7 @@
 #include "gpu/analysis.h"
 #include "gpu/capture_format.h"
 #include "gpu/capture_policy.h"
+#include "gpu/device_names.h"
 #include "support/fs.h"
 
 #include <atomic>
@@ -36,7 +37,8 @@ struct ModuleInfo {
 };
 
 struct Pending { // state between the ENTER and EXIT callbacks of one launch
-  Manifest manifest;
+  Manifest manifest;  // names the kernel in the file-keyed form (gpu/device_names.h)
+  std::string symbol; // the kernel's name in its module
   std::vector<std::string> before;
   std::vector<uint64_t> device_ptr; // where each buffer lives now
 };
@@ -44,8 +46,8 @@ struct Pending { // state between the ENTER and EXIT callbacks of one launch
 struct State {
   std::mutex mu;
   std::string dir, session, command;
-  std::set<std::string> kernels;
-  std::map<std::string, std::string> hashes; // mangled name -> registry hash
+  std::set<std::string> kernels;             // file-keyed names (gpu/device_names.h)
+  std::map<std::string, std::string> hashes; // file-keyed name -> registry hash
   std::unique_ptr<CapturePolicy> policy;     // which launches are recorded (gpu/capture_policy.h)
   uint64_t used = 0;                         // bytes under dir
   std::map<std::string, uint64_t> counts;
@@ -289,7 +291,8 @@ bool holds_pointers(const Manifest &m, const std::vector<std::string> &contents)
 void on_launch_enter(const CUpti_CallbackData *cb, CUfunction f, Dim3 grid, Dim3 block, uint32_t smem, CUstream stream,
                      void **kparams, void **extra, const char *api) {
   State &s = state();
-  std::string name = cb->symbolName ? cb->symbolName : "";
+  std::string symbol = cb->symbolName ? cb->symbolName : "";
+  std::string name = file_keyed_name(symbol);
   std::lock_guard<std::mutex> lock(s.mu);
   count("launches");
   if (name.empty() || (!s.kernels.empty() && !s.kernels.count(name))) return count("skipped_filter");
@@ -305,6 +308,7 @@ void on_launch_enter(const CUpti_CallbackData *cb, CUfunction f, Dim3 grid, Dim3
 
   Pending p;
   Manifest &m = p.manifest;
+  p.symbol = symbol;
   m.kernel = name;
   if (auto h = s.hashes.find(name); h != s.hashes.end()) m.kernel_hash = h->second;
   m.api = api;
@@ -320,7 +324,7 @@ void on_launch_enter(const CUpti_CallbackData *cb, CUfunction f, Dim3 grid, Dim3
   std::string reason = find_buffers(m, mangled_pointee_types(name));
   for (const auto &b : m.buffers)
     p.device_ptr.push_back(b.base);
-  auto mod = s.module_of.find(name);
+  auto mod = s.module_of.find(symbol);
   if (mod == s.module_of.end()) {
     reason = reason.empty() ? "no-module" : reason;
   } else {
@@ -353,7 +357,7 @@ void on_launch_enter(const CUpti_CallbackData *cb, CUfunction f, Dim3 grid, Dim3
 Status store_capture(Pending &p, std::vector<std::string> &after) {
   State &s = state();
   Manifest &m = p.manifest;
-  auto mod = s.module_of.find(m.kernel);
+  auto mod = s.module_of.find(p.symbol);
   if (mod != s.module_of.end()) {
     ModuleInfo &info = *mod->second;
     if (info.blob.empty()) {
@@ -421,7 +425,7 @@ void on_module_loaded(const CUpti_ResourceData *rd) {
   std::lock_guard<std::mutex> lock(s.mu);
   bool wanted = s.kernels.empty();
   for (const auto &k : info->kernels)
-    wanted = wanted || s.kernels.count(k);
+    wanted = wanted || s.kernels.count(file_keyed_name(k));
   if (!wanted) return;
   auto mod = std::make_unique<ModuleInfo>();
   mod->cubin.assign(elf);
@@ -516,10 +520,11 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   s.command = env_or("KBCC_CAPTURE_COMMAND", "");
   std::stringstream list(env_or("KBCC_CAPTURE_KERNELS", ""));
   for (std::string k; std::getline(list, k, ',');)
-    if (!k.empty()) s.kernels.insert(k);
+    if (!k.empty()) s.kernels.insert(file_keyed_name(k));
   std::stringstream hashes(env_or("KBCC_CAPTURE_HASHES", ""));
   for (std::string kv; std::getline(hashes, kv, ',');)
-    if (auto eq = kv.find('='); eq != std::string::npos) s.hashes[kv.substr(0, eq)] = kv.substr(eq + 1);
+    if (auto eq = kv.find('='); eq != std::string::npos)
+      s.hashes[file_keyed_name(kv.substr(0, eq))] = kv.substr(eq + 1);
   CaptureLimits limits;
   limits.max_launches = static_cast<unsigned>(std::stoul(env_or("KBCC_CAPTURE_MAX_LAUNCHES", "4")));
   limits.max_bytes = std::stoull(env_or("KBCC_CAPTURE_MAX_BYTES", std::to_string(256ull << 20)));

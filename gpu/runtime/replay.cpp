@@ -1,6 +1,7 @@
 #include "gpu/runtime/replay.h"
 
 #include "gpu/analysis.h"
+#include "gpu/device_names.h"
 #include "support/fs.h"
 
 #include <algorithm>
@@ -97,6 +98,34 @@ Module &Replay::module(const std::string &cubin) {
   return modules_.emplace(cubin, load(cubin)).first->second;
 }
 
+namespace {
+
+// The only one of `names` whose form `form(n)` is `form(name)`; "" if none
+// or several are.
+template <typename Form>
+std::string only_match(const std::string &name, const std::vector<std::string> &names, Form form) {
+  std::string found, key = form(name);
+  for (const std::string &n : names)
+    if (form(n) == key) {
+      if (!found.empty()) return "";
+      found = n;
+    }
+  return found;
+}
+
+// The name `name` has in a module whose entries or globals are `names`: the
+// same, or, for one declared in an anonymous namespace, the only one with
+// the same file-keyed form, else the same unit-free form (gpu/device_names.h:
+// a module linked from several units may hold one per unit); "" when none.
+std::string name_in_module(const std::string &name, const std::vector<std::string> &names) {
+  if (std::find(names.begin(), names.end(), name) != names.end()) return name;
+  if (!has_unit_component(name)) return "";
+  std::string keyed = only_match(name, names, [](const std::string &n) { return file_keyed_name(n); });
+  return !keyed.empty() ? keyed : only_match(name, names, [](const std::string &n) { return unit_free_name(n); });
+}
+
+} // namespace
+
 Module Replay::load(const std::string &cubin_path) {
   std::string image;
   if (cubin_path.empty()) {
@@ -109,9 +138,17 @@ Module Replay::load(const std::string &cubin_path) {
     if (!f) throw std::runtime_error(f.error().message);
     image = std::move(*f);
   }
+  auto info = inspect_cubin(image);
+  std::vector<std::string> globals; // the module's own __device__/__constant__ variables
+  if (info)
+    for (const auto &g : info->globals)
+      globals.push_back(g.name);
+  std::string kernel = m_.kernel;
+  if (std::string in_module = info ? name_in_module(m_.kernel, info->kernels) : ""; !in_module.empty())
+    kernel = in_module;
   Module mod;
   check(cuModuleLoadData(&mod.mod, image.data()), "cuModuleLoadData");
-  if (cuModuleGetFunction(&mod.fn, mod.mod, m_.kernel.c_str()) != CUDA_SUCCESS) {
+  if (cuModuleGetFunction(&mod.fn, mod.mod, kernel.c_str()) != CUDA_SUCCESS) {
     cuModuleUnload(mod.mod);
     throw std::runtime_error("cubin " + (cubin_path.empty() ? "(captured)" : cubin_path) + " has no kernel " +
                              m_.kernel);
@@ -125,21 +162,18 @@ Module Replay::load(const std::string &cubin_path) {
       }
   }
   mod.addr = alloc_;
-  std::set<std::string> globals; // the module's own __device__/__constant__ variables
-  if (auto info = inspect_cubin(image))
-    for (const auto &g : info->globals)
-      globals.insert(g.name);
-  auto may_use = globals_kernel_may_use(image, m_.kernel);
+  auto may_use = globals_kernel_may_use(image, kernel);
   for (size_t i = 0; i < m_.buffers.size(); ++i) {
     const BufferRecord &b = m_.buffers[i];
     if (b.global.empty()) continue;
     size_t size = 0;
     // The compiler's own data (string literals: another module numbers them
     // its own way) is never shared with the capture.
-    bool own = globals.count(b.global) && !(!cubin_path.empty() && is_compiler_generated_global(b.global));
-    if (own && cuModuleGetGlobal(&mod.addr[i], &size, mod.mod, b.global.c_str()) == CUDA_SUCCESS) {
+    std::string global = name_in_module(b.global, globals);
+    bool own = !global.empty() && !(!cubin_path.empty() && is_compiler_generated_global(b.global));
+    if (own && cuModuleGetGlobal(&mod.addr[i], &size, mod.mod, global.c_str()) == CUDA_SUCCESS) {
       if (size == b.size) continue;
-      GlobalMismatch gm{b.global, m_.kernel, capture_, cubin_path, b.size, size};
+      GlobalMismatch gm{global, kernel, capture_, cubin_path, b.size, size};
       if (std::string e = global_mismatch(gm, may_use); !e.empty()) throw std::runtime_error(e);
     }
     // A module without this global (a variant that does not use it, or one

@@ -82,11 +82,21 @@ TEST(Extract, ClangOnlyErrorsAreToleratedAndMarkTheKernel) {
   EXPECT_EQ(find(*x, "clean_kernel")->not_optimizable, "");
 }
 
-TEST(Extract, MacroAndAnonymousNamespaceKernelsAreNotOptimizable) {
+TEST(Extract, MacroKernelsAreNotOptimizable) {
   auto x = extract_in_process(request("special.cu", "sm_80"));
   ASSERT_TRUE(x);
   EXPECT_EQ(find(*x, "from_macro")->not_optimizable, kMacroGenerated);
-  EXPECT_EQ(find(*x, "(anonymous namespace)::hidden")->not_optimizable, kAnonymousNamespace);
+}
+
+// A kernel in an anonymous namespace is optimizable; its device name keys the
+// namespace by the unit's file name (gpu/device_names.h), as nvcc's does.
+TEST(Extract, AnonymousNamespaceKernelsAreNamedByTheirUnitsFile) {
+  auto x = extract_in_process(request("special.cu", "sm_80"));
+  ASSERT_TRUE(x);
+  const Kernel *k = find(*x, "(anonymous namespace)::hidden");
+  ASSERT_TRUE(k);
+  EXPECT_EQ(k->not_optimizable, "");
+  EXPECT_EQ(k->mangled_names, std::vector<std::string>{"_ZN25_GLOBAL__N__10_special_cu6hiddenEPi"});
 }
 
 TEST(Extract, ArchAboveClangsNewestSeesItsOwnCudaArch) {

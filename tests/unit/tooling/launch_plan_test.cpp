@@ -130,6 +130,16 @@ TEST(LaunchPlan, EachTemplateInstanceGetsAPlainVariantAndAnAdapterOfItsOwn) {
   EXPECT_EQ(adapter_name(per_arch[0].kernels[1]), "::ns::__kbcc_launch_rows_100_d0123456");
 }
 
+// Launch sites name a kernel of an anonymous namespace through the
+// enclosing namespace, and so name its adapter.
+TEST(LaunchPlan, AnAdapterInAnAnonymousNamespaceIsNamedThroughTheEnclosingOne) {
+  Kernel k = kernel("a0123456789");
+  k.qualified_name = "lib::(anonymous namespace)::rows";
+  EXPECT_EQ(adapter_name(k), "::lib::__kbcc_launch_rows_100");
+  k.qualified_name = "(anonymous namespace)::rows";
+  EXPECT_EQ(adapter_name(k), "::__kbcc_launch_rows_100");
+}
+
 TEST(LaunchPlan, AVariantWhoseKernelHasAnotherNameIsRefused) {
   std::vector<Extraction> per_arch = {extraction("sm_90", kernel("h90"))};
   VariantChoice c = choice("h90", "sm_90");
