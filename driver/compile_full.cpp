@@ -29,12 +29,14 @@ int run_original(std::optional<Process> &speculative, const std::vector<std::str
   return exec_nvcc(argv);
 }
 
-// Runs the rewritten command; on failure falls back to the original one.
-int run_rewritten(const Compilation &c, const CompilePlan &plan, const KbccOptions &o) {
+// Runs the rewritten command; on failure falls back to the original one,
+// and counts the fallback.
+int run_rewritten(const Compilation &c, const CompilePlan &plan, const KbccOptions &o, const Config &config) {
   ProcessOptions po;
   po.stdin_inherit = true;
   auto r = run_process(plan.argv, po);
   if (!r || r->exit_code != 0) {
+    flush_stats(config, {{cache::kFallbacks, 1}});
     log_line("fallback: nvcc failed on the rewritten " + c.unit.source + "; running the original command");
     return exec_nvcc(c.unit.nvcc_argv);
   }
@@ -155,7 +157,7 @@ int compile_with_parse(const Compilation &c, const Config &config, const std::st
   if (o.dry_run) return print_command(plan->argv), 0;
   if (!plan->substituted) return run_original(speculative, c.unit.nvcc_argv);
   if (speculative) speculative->kill();
-  return run_rewritten(c, *plan, o);
+  return run_rewritten(c, *plan, o, config);
 }
 
 } // namespace kbcc::driver
