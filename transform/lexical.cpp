@@ -103,9 +103,15 @@ Expected<std::string> unroll(const std::string &src, const Input &, const Params
   return out;
 }
 
+// Refuses an explicit specialization (a template's instance): its parameter
+// types must be the primary template's, and nvcc's host stub of one whose
+// pointer is __restrict__ matches no template declaration.
 Expected<std::string> restrict_ldg(const std::string &src, const Input &, const Params &) {
   auto k = parse_kernel_text(src);
   if (!k) return k.error();
+  if (tooling::is_explicit_specialization(src))
+    return not_applicable("the kernel is a template's explicit specialization, whose parameters must keep the "
+                          "template's types");
   std::string masked = mask_code(src);
   std::vector<size_t> inserts;
   int depth = 0;

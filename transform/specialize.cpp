@@ -1,5 +1,6 @@
 #include "transform/specialize.h"
 
+#include "tooling/kernel_text.h"
 #include "tooling/source_range.h"
 #include "transform/ast.h"
 
@@ -9,7 +10,9 @@
 #include "clang/Frontend/ASTUnit.h"
 #include "clang/Lex/Lexer.h"
 
+#include <cctype>
 #include <map>
+#include <optional>
 
 namespace kbcc::transform {
 using namespace clang;
@@ -105,6 +108,18 @@ std::string parameter_refusal(const FunctionTemplateDecl *tmpl) {
   return {};
 }
 
+// The offset of the `static` keyword written in `text` between `begin` and
+// `end` (a declaration's specifiers, comments skipped), or nullopt.
+std::optional<size_t> static_keyword(const std::string &text, size_t begin, size_t end) {
+  std::string masked = tooling::mask_code(text.substr(begin, end - begin));
+  auto word = [&](size_t i) {
+    return i < masked.size() && (std::isalnum(static_cast<unsigned char>(masked[i])) || masked[i] == '_');
+  };
+  for (size_t at = masked.find("static"); at != std::string::npos; at = masked.find("static", at + 1))
+    if ((at == 0 || !word(at - 1)) && !word(at + 6)) return begin + at;
+  return std::nullopt;
+}
+
 } // namespace
 
 Expected<std::vector<ParameterUse>> parameter_uses(const FunctionDecl *fd) {
@@ -158,8 +173,6 @@ Expected<Specialization> specialize_kernel(const tooling::ParseRequest &request,
   const FunctionDecl *pattern = fd->getTemplateInstantiationPattern();
   if (!tmpl || !pattern || pattern->getDescribedFunctionTemplate() != tmpl)
     return refuse("its definition is not the primary template's");
-  if (pattern->getStorageClass() == SC_Static)
-    return refuse("the template is static, which a specialization cannot be");
   auto range = tooling::decl_file_range(pattern, sm, ctx.getLangOpts());
   SourceLocation header_end = tmpl->getTemplateParameters()->getRAngleLoc();
   if (!range || range->file != sm.getMainFileID() || pattern->getLocation().isMacroID() || !header_end.isFileID())
@@ -182,6 +195,11 @@ Expected<Specialization> specialize_kernel(const tooling::ParseRequest &request,
     list += (list.empty() ? "" : ", ") + t;
   size_t name_at = sm.getFileOffset(pattern->getLocation());
   edits[name_at] = {pattern->getName().size(), pattern->getNameAsString() + "<" + list + ">"};
+  if (pattern->getStorageClass() == SC_Static) { // the specialization has the template's linkage
+    auto at = static_keyword(unit_text, begin, name_at);
+    if (!at) return refuse("the template is static through a macro");
+    edits[*at] = {std::string_view("static").size(), ""};
+  }
   std::string text = unit_text.substr(begin, end - begin);
   for (auto it = edits.rbegin(); it != edits.rend(); ++it) {
     auto next = std::next(it);

@@ -1,9 +1,9 @@
 // Kernel templates and their instances, as the transforms read them: each
 // instance becomes an explicit specialization after its template, unless
-// the program specializes it itself. Some
-// templates cannot be written out that way (a pack, a template template
-// parameter, a pointer argument, a static template, a parameter read in a
-// macro).
+// the program specializes it itself; a static template's specialization
+// has its linkage without saying so. Some templates cannot be written out
+// that way (a pack, a template template parameter, a pointer argument, a
+// template made static by a macro, a parameter read in a macro).
 #include <cstdio>
 
 namespace ops {
@@ -45,6 +45,12 @@ template <typename T> static __global__ void tstatic(T *x, int n) {
   if (i < n) x[i] = 0;
 }
 
+#define PRIVATE_KERNEL static __global__
+template <typename T> PRIVATE_KERNEL void tstatic_macro(T *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] = 1;
+}
+
 #define HALF(v) ((v) / T(2))
 template <typename T> __global__ void tmacro(T *x, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -60,5 +66,6 @@ void run(const float *xf, float *yf, const unsigned *xu, unsigned *yu, const dou
   tbox<Box><<<1, 32>>>(o);
   tptr<<<1, 32>>>(yf, n);
   tstatic<<<1, 32>>>(yf, n);
+  tstatic_macro<<<1, 32>>>(yf, n);
   tmacro<<<1, 32>>>(yf, n);
 }
