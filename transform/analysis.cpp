@@ -637,21 +637,42 @@ const VarDecl *outer_scalar(const Expr *lhs, const ForStmt *loop, const ASTConte
 
 namespace {
 
-// The selection `i` writes, when it is one (the counts of references are the caller's).
-std::optional<Selection> selection_in(const IfStmt *i, const ForStmt *loop, const ASTContext &ctx) {
-  const auto *cmp = dyn_cast<BinaryOperator>(i->getCond()->IgnoreParenImpCasts());
-  if (i->getElse() || !cmp || !cmp->isRelationalOp()) return std::nullopt;
-  Selection sel;
-  sel.stmt = i;
+// The test `cond` of a selection, X OP best or best OP X: sets sel.best,
+// sel.greater and sel.strict, and returns X; null when it is not one.
+const Expr *selection_test(const Expr *cond, const ForStmt *loop, const ASTContext &ctx, Selection &sel) {
+  const auto *cmp = dyn_cast<BinaryOperator>(cond->IgnoreParenImpCasts());
+  if (!cmp || !cmp->isRelationalOp()) return nullptr;
   const VarDecl *left = outer_scalar(cmp->getLHS(), loop, ctx), *right = outer_scalar(cmp->getRHS(), loop, ctx);
   bool best_left = left && !right;
   sel.best = best_left ? left : right;
-  if (!sel.best || !sel.best->getType()->isArithmeticType()) return std::nullopt;
-  const Expr *x = best_left ? cmp->getRHS() : cmp->getLHS();
+  if (!sel.best || !sel.best->getType()->isArithmeticType()) return nullptr;
   BinaryOperatorKind op = cmp->getOpcode();
   if (best_left) op = BinaryOperator::reverseComparisonOp(op); // X OP best
   sel.greater = op == BO_GT || op == BO_GE;
   sel.strict = op == BO_GT || op == BO_LT;
+  return best_left ? cmp->getRHS() : cmp->getLHS();
+}
+
+// The selection `best = X OP best ? X : best;` that `s` is, when it is one.
+std::optional<Selection> pick_in(const Stmt *s, const ForStmt *loop, const ASTContext &ctx) {
+  const auto *a = dyn_cast<BinaryOperator>(s);
+  const auto *pick =
+      a && a->getOpcode() == BO_Assign ? dyn_cast<ConditionalOperator>(a->getRHS()->IgnoreParenImpCasts()) : nullptr;
+  Selection sel;
+  const Expr *x = pick ? selection_test(pick->getCond(), loop, ctx, sel) : nullptr;
+  if (!x || x->HasSideEffects(ctx) || outer_scalar(a->getLHS(), loop, ctx) != sel.best ||
+      !names(pick->getFalseExpr(), sel.best) || !same_expr(pick->getTrueExpr(), x, ctx))
+    return std::nullopt;
+  sel.pick = a;
+  return sel;
+}
+
+// The selection `i` writes, when it is one (the counts of references are the caller's).
+std::optional<Selection> selection_in(const IfStmt *i, const ForStmt *loop, const ASTContext &ctx) {
+  Selection sel;
+  sel.stmt = i;
+  const Expr *x = i->getElse() ? nullptr : selection_test(i->getCond(), loop, ctx, sel);
+  if (!x) return std::nullopt;
   std::vector<const Stmt *> body;
   if (const auto *c = dyn_cast<CompoundStmt>(i->getThen()))
     body.assign(c->body_begin(), c->body_end());
@@ -685,15 +706,20 @@ std::vector<Selection> selections(const ForStmt *loop, const ASTContext &ctx) {
         out.push_back(*sel);
         return;
       }
+    if (auto sel = pick_in(s, loop, ctx)) {
+      out.push_back(*sel);
+      return;
+    }
     for (const Stmt *c : s->children())
       visit(c);
   };
   visit(loop->getBody());
-  // The loop names best only in the selection's test and assignment, and
-  // each carried variable only where the selection assigns it.
+  // The loop names best only in the selection's test and assignment (and,
+  // in the ?: form, its false arm), and each carried variable only where the
+  // selection assigns it.
   std::vector<Selection> kept;
   for (const Selection &sel : out) {
-    bool alone = references(loop->getBody(), sel.best) == 2;
+    bool alone = references(loop->getBody(), sel.best) == (sel.pick ? 3 : 2);
     for (const VarDecl *c : sel.carried)
       alone = alone && references(loop->getBody(), c) == 1;
     if (alone) kept.push_back(sel);

@@ -160,8 +160,12 @@ std::optional<std::vector<Accumulation>> accumulations(const clang::ForStmt *loo
 // c_k the V_k of the first iteration that reached it (strict OP) or of the
 // last (non-strict): lanes that each run a part of the iterations in
 // increasing order combine exactly, by value and then by iteration.
+// `best = X OP best ? X : best;` (best on either side of OP, X free of side
+// effects) is the same selection with nothing carried: it assigns best to
+// itself where the if does not assign it.
 struct Selection {
-  const clang::IfStmt *stmt = nullptr;
+  const clang::IfStmt *stmt = nullptr;         // the if form
+  const clang::BinaryOperator *pick = nullptr; // the ?: form's assignment
   const clang::VarDecl *best = nullptr;
   std::vector<const clang::VarDecl *> carried;
   bool greater = true; // best keeps the larger value

@@ -449,6 +449,51 @@ Status share_scan(const KernelAst &k, const Plan::Loop &l, const Groups &g, bool
   return Status::ok();
 }
 
+// The text of `x` with every reference to a variable of `names` written as
+// its partial; nullopt when `x` is written in a macro.
+std::optional<std::string> partials_text(const KernelAst &k, const Expr *x,
+                                         const std::map<const VarDecl *, std::string> &names) {
+  size_t b = 0, end = 0;
+  if (!k.span(x->getSourceRange(), b, end)) return std::nullopt;
+  Edits e;
+  bool in_macro = false;
+  walk(x, [&](const Stmt *s) {
+    const auto *ref = dyn_cast<DeclRefExpr>(s);
+    auto it = ref ? names.find(dyn_cast<VarDecl>(ref->getDecl())) : names.end();
+    if (it == names.end()) return;
+    size_t at = k.offset(ref->getLocation());
+    if (at == std::string::npos || at < b)
+      in_macro = true;
+    else
+      e.replace(at - b, at - b + it->first->getName().size(), it->second);
+  });
+  auto text = e.apply(k.source().substr(b, end - b));
+  if (in_macro || !text) return std::nullopt;
+  return *text;
+}
+
+// Makes selection `sel`'s update also run `record` (the iteration it
+// keeps): inside the if form's then-branch; in the ?: form, under a copy of
+// its test (free of side effects) before the assignment, which still
+// assigns.
+Status record_iteration(const KernelAst &k, const Selection &sel, const std::string &record,
+                        const std::map<const VarDecl *, std::string> &names, Edits &e) {
+  const std::string &src = k.source();
+  size_t tb = 0, te = 0;
+  if (!k.span(sel.stmt ? sel.stmt->getThen()->getSourceRange() : sel.pick->getSourceRange(), tb, te))
+    return not_applicable("a selection is written in a macro");
+  if (sel.stmt) {
+    e.insert(tb, "{ " + record + " ");
+    e.insert(isa<CompoundStmt>(sel.stmt->getThen()) ? te : past_semicolon(src, te), " }");
+    return Status::ok();
+  }
+  auto test = partials_text(k, cast<ConditionalOperator>(sel.pick->getRHS()->IgnoreParenImpCasts())->getCond(), names);
+  if (!test) return not_applicable("a selection is written in a macro");
+  e.insert(tb, "{ if (" + *test + ") " + record + " ");
+  e.insert(past_semicolon(src, te), " }");
+  return Status::ok();
+}
+
 // Rewrites one shared loop.
 Status share_loop(const KernelAst &k, const Plan::Loop &l, const Groups &g, int &partials, bool reads, Edits &e) {
   if (l.scan) return share_scan(k, l, g, reads, e);
@@ -501,11 +546,7 @@ Status share_loop(const KernelAst &k, const Plan::Loop &l, const Groups &g, int 
     head += "long long " + iteration + " = " + (sel.strict ? "9223372036854775807LL" : "(-9223372036854775807LL - 1)") +
             "; ";
     tail += group_reduce(select(sel, fields), g, partials) + back;
-    size_t tb = 0, te = 0;
-    if (!k.span(sel.stmt->getThen()->getSourceRange(), tb, te))
-      return not_applicable("a selection is written in a macro");
-    e.insert(tb, "{ " + iteration + " = " + var + "; ");
-    e.insert(isa<CompoundStmt>(sel.stmt->getThen()) ? te : past_semicolon(src, te), " }");
+    if (Status st = record_iteration(k, sel, iteration + " = " + var + ";", names, e); !st) return st;
   }
   // References to accumulators inside the loop now name the partials.
   std::function<Status(const Stmt *)> rename = [&](const Stmt *s) -> Status {

@@ -355,6 +355,34 @@ TEST(Analysis, SelectionsKeepABestElementAndWhatGoesWithIt) {
   }
 }
 
+// `best = X OP best ? X : best;` is the selection `if (X OP best) best = X;`;
+// the other arm order, a different value and a side effect are not.
+TEST(Analysis, PicksWithConditionalsAreSelections) {
+  auto picks = [](const std::string &update) {
+    Parsed p(R"(__global__ void k(int n, const float *x, float *out, int *count) {
+  float best = x[0];
+  for (int c = 1; c < n; ++c)
+    )" + update +
+             R"(
+  out[0] = best;
+})");
+    EXPECT_TRUE(p.ast) << update;
+    return p.ast ? selections_of(p) : std::vector<Selection>{};
+  };
+  std::vector<Selection> max = picks("best = x[c] > best ? x[c] : best;");
+  ASSERT_EQ(max.size(), 1u);
+  EXPECT_TRUE(max[0].pick && !max[0].stmt && max[0].carried.empty());
+  EXPECT_TRUE(max[0].greater && max[0].strict);
+  std::vector<Selection> min = picks("best = (best >= x[c]) ? x[c] : best;");
+  ASSERT_EQ(min.size(), 1u);
+  EXPECT_FALSE(min[0].greater || min[0].strict); // x[c] <= best: the last of equals
+  for (const char *update : {"best = best > x[c] ? best : x[c];", "best = x[c] > best ? 2.0f * x[c] : best;",
+                             "best = x[c] > best ? x[c] : x[0];",
+                             "best = x[atomicAdd(count, 1)] > best ? "
+                             "x[atomicAdd(count, 1)] : best;"})
+    EXPECT_TRUE(picks(update).empty()) << update;
+}
+
 // A selection shared by lanes: each lane keeps its best and the iteration
 // that set it; the lanes combine by value, then by the earlier iteration.
 TEST(Transforms, SplitLoopCombinesSelectionsByValueThenIteration) {

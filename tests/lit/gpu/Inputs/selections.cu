@@ -52,6 +52,13 @@ int main() {
   LAUNCH(orig::argmin_last, grid, block, rows, cols, x, a0);
   LAUNCH(var::argmin_last, vgrid, vblock, rows, cols, x, a1);
   ok = same(name, download(a0, rows), download(a1, rows), 0);
+#elif WHICH == 3
+  name = "row_max_pick";
+  float *x = upload(tie_rows(rows, cols));
+  float *m0 = upload(std::vector<float>(rows)), *m1 = upload(std::vector<float>(rows));
+  LAUNCH(orig::row_max_pick, grid, block, rows, cols, x, m0);
+  LAUNCH(var::row_max_pick, vgrid, vblock, rows, cols, x, m1);
+  ok = same(name, download(m0, rows), download(m1, rows), 0);
 #else
   name = "nearest";
   const int k = 37, d = 3;

@@ -42,3 +42,24 @@ __global__ void with_else(int n, int cols, const float *x, int *out) {
   }
   out[r] = arg;
 }
+
+// ?: picks that are no selection: the value kept when the test holds
+// (with NaNs, `m > v ? m : v` takes v where `if (v >= m)` would not), and a
+// picked value with a side effect.
+__global__ void pick_kept(int n, int cols, const float *x, float *out) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= n) return;
+  float m = -3.0e38f;
+  for (int c = 0; c < cols; ++c)
+    m = m > x[r * cols + c] ? m : x[r * cols + c];
+  out[r] = m;
+}
+
+__global__ void pick_effect(int n, int cols, const float *x, float *out, int *reads) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= n) return;
+  float m = -3.0e38f;
+  for (int c = 0; c < cols; ++c)
+    m = x[r * cols + c] + (float)atomicAdd(reads, 1) > m ? x[r * cols + c] + (float)atomicAdd(reads, 1) : m;
+  out[r] = m;
+}

@@ -58,3 +58,13 @@ __global__ void nearest(int n, int k, int d, const float *p, const float *centre
   label[i] = bestc;
   code[i] = second_key;
 }
+
+// The largest element of each row, picked with ?: as C code writes max.
+__global__ void row_max_pick(int n, int cols, const float *x, float *out) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= n) return;
+  float m = -3.0e38f;
+  for (int c = 0; c < cols; ++c)
+    m = m < x[r * cols + c] ? x[r * cols + c] : m;
+  out[r] = m;
+}
