@@ -41,6 +41,7 @@ GROUPS = [
     ("tiled", "Kernels that stage tiles in shared memory, coarsened across their barriers"),
     ("masked", "Element-wise kernels that store behind data-dependent branches"),
     ("hints", "Loops under `#pragma unroll`"),
+    ("private", "Kernels in an anonymous namespace, maxima picked with ?:"),
 ]
 
 
