@@ -660,9 +660,18 @@ std::optional<Selection> pick_in(const Stmt *s, const ForStmt *loop, const ASTCo
       a && a->getOpcode() == BO_Assign ? dyn_cast<ConditionalOperator>(a->getRHS()->IgnoreParenImpCasts()) : nullptr;
   Selection sel;
   const Expr *x = pick ? selection_test(pick->getCond(), loop, ctx, sel) : nullptr;
-  if (!x || x->HasSideEffects(ctx) || outer_scalar(a->getLHS(), loop, ctx) != sel.best ||
-      !names(pick->getFalseExpr(), sel.best) || !same_expr(pick->getTrueExpr(), x, ctx))
+  if (!x || x->HasSideEffects(ctx) || outer_scalar(a->getLHS(), loop, ctx) != sel.best) return std::nullopt;
+  // `best = T ? best : X` keeps X where the test fails: for integers, whose
+  // comparisons are total, the selection of the negated test.
+  sel.negated = names(pick->getTrueExpr(), sel.best) && same_expr(pick->getFalseExpr(), x, ctx);
+  bool integers = sel.best->getType()->isIntegerType() && x->IgnoreParenImpCasts()->getType()->isIntegerType();
+  if (sel.negated && !integers) return std::nullopt;
+  if (!sel.negated && (!names(pick->getFalseExpr(), sel.best) || !same_expr(pick->getTrueExpr(), x, ctx)))
     return std::nullopt;
+  if (sel.negated) { // !(X OP best) is X NOT-OP best
+    sel.greater = !sel.greater;
+    sel.strict = !sel.strict;
+  }
   sel.pick = a;
   return sel;
 }

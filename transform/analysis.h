@@ -162,10 +162,13 @@ std::optional<std::vector<Accumulation>> accumulations(const clang::ForStmt *loo
 // increasing order combine exactly, by value and then by iteration.
 // `best = X OP best ? X : best;` (best on either side of OP, X free of side
 // effects) is the same selection with nothing carried: it assigns best to
-// itself where the if does not assign it.
+// itself where the if does not assign it. So is `best = X OP best ? best : X;`
+// for integers, with the negated test (for floating values a NaN X would be
+// kept there, and forgotten at the next iteration).
 struct Selection {
   const clang::IfStmt *stmt = nullptr;         // the if form
   const clang::BinaryOperator *pick = nullptr; // the ?: form's assignment
+  bool negated = false;                        // the ?: form keeps X where its test fails
   const clang::VarDecl *best = nullptr;
   std::vector<const clang::VarDecl *> carried;
   bool greater = true; // best keeps the larger value

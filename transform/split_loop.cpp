@@ -489,7 +489,7 @@ Status record_iteration(const KernelAst &k, const Selection &sel, const std::str
   }
   auto test = partials_text(k, cast<ConditionalOperator>(sel.pick->getRHS()->IgnoreParenImpCasts())->getCond(), names);
   if (!test) return not_applicable("a selection is written in a macro");
-  e.insert(tb, "{ if (" + *test + ") " + record + " ");
+  e.insert(tb, "{ if (" + (sel.negated ? "!(" + *test + ")" : *test) + ") " + record + " ");
   e.insert(past_semicolon(src, te), " }");
   return Status::ok();
 }

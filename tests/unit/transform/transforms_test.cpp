@@ -355,8 +355,9 @@ TEST(Analysis, SelectionsKeepABestElementAndWhatGoesWithIt) {
   }
 }
 
-// `best = X OP best ? X : best;` is the selection `if (X OP best) best = X;`;
-// the other arm order, a different value and a side effect are not.
+// `best = X OP best ? X : best;` is the selection `if (X OP best) best = X;`,
+// and so is the other arm order for integers; for floats it is not, nor are a
+// different value and a side effect.
 TEST(Analysis, PicksWithConditionalsAreSelections) {
   auto picks = [](const std::string &update) {
     Parsed p(R"(__global__ void k(int n, const float *x, float *out, int *count) {
@@ -376,6 +377,16 @@ TEST(Analysis, PicksWithConditionalsAreSelections) {
   std::vector<Selection> min = picks("best = (best >= x[c]) ? x[c] : best;");
   ASSERT_EQ(min.size(), 1u);
   EXPECT_FALSE(min[0].greater || min[0].strict); // x[c] <= best: the last of equals
+  Parsed ints(R"(__global__ void k(int n, const int *x, int *out) {
+  int best = x[0];
+  for (int c = 1; c < n; ++c)
+    best = best > x[c] ? best : x[c];
+  out[0] = best;
+})");
+  ASSERT_TRUE(ints.ast);
+  std::vector<Selection> kept = selections_of(ints);
+  ASSERT_EQ(kept.size(), 1u); // integers: x[c] >= best picks x[c], the last of equals
+  EXPECT_TRUE(kept[0].negated && kept[0].greater && !kept[0].strict);
   for (const char *update : {"best = best > x[c] ? best : x[c];", "best = x[c] > best ? 2.0f * x[c] : best;",
                              "best = x[c] > best ? x[c] : x[0];",
                              "best = x[atomicAdd(count, 1)] > best ? "

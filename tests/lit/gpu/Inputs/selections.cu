@@ -5,6 +5,8 @@
 // difference.
 #include "twin.h"
 
+#include <climits>
+
 namespace {
 
 // Values with many ties: small integers, NaN, +-0 and +-inf; some rows all
@@ -25,6 +27,18 @@ namespace {
       if (r % 97 == 3) f = INFINITY;
       x[(size_t)r * cols + c] = f;
     }
+  return x;
+}
+
+// Integers with many ties, and the extremes.
+[[maybe_unused]] std::vector<int> tie_ints(int rows, int cols) {
+  std::vector<int> x((size_t)rows * cols);
+  unsigned s = 54321;
+  for (auto &v : x) {
+    s = s * 1664525u + 1013904223u;
+    unsigned u = s >> 24;
+    v = u % 59 == 0 ? INT_MIN : u % 61 == 0 ? INT_MAX : (int)(u % 4) - 2;
+  }
   return x;
 }
 
@@ -58,6 +72,13 @@ int main() {
   float *m0 = upload(std::vector<float>(rows)), *m1 = upload(std::vector<float>(rows));
   LAUNCH(orig::row_max_pick, grid, block, rows, cols, x, m0);
   LAUNCH(var::row_max_pick, vgrid, vblock, rows, cols, x, m1);
+  ok = same(name, download(m0, rows), download(m1, rows), 0);
+#elif WHICH == 4
+  name = "row_max_keep";
+  int *x = upload(tie_ints(rows, cols));
+  int *m0 = upload(std::vector<int>(rows)), *m1 = upload(std::vector<int>(rows));
+  LAUNCH(orig::row_max_keep, grid, block, rows, cols, x, m0);
+  LAUNCH(var::row_max_keep, vgrid, vblock, rows, cols, x, m1);
   ok = same(name, download(m0, rows), download(m1, rows), 0);
 #else
   name = "nearest";

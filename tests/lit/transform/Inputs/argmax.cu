@@ -68,3 +68,14 @@ __global__ void row_max_pick(int n, int cols, const float *x, float *out) {
     m = m < x[r * cols + c] ? x[r * cols + c] : m;
   out[r] = m;
 }
+
+// The largest count of each row, written as a MAX would expand: the kept
+// value first, which integers allow.
+__global__ void row_max_keep(int n, int cols, const int *x, int *out) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= n) return;
+  int m = x[r * cols];
+  for (int c = 1; c < cols; ++c)
+    m = (m > x[r * cols + c]) ? m : x[r * cols + c];
+  out[r] = m;
+}
