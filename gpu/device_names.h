@@ -78,8 +78,8 @@ inline bool nvcc_part(std::string_view rest, std::string &file) {
 // the forms above; sets `c.internal` and `c.file` (empty for clang's).
 inline bool unit_identifier(std::string_view id, Component &c) {
   c.file.clear();
-  if (id == "_GLOBAL__N_1" || id == "_INTERNAL_1") return c.internal = id[1] == 'I', true;
   c.internal = id.substr(0, kInternal.size()) == kInternal;
+  if (id == "_GLOBAL__N_1" || id == "_INTERNAL_1") return true;
   if (!c.internal && id.substr(0, kGlobal.size() + 1) != "_GLOBAL__N__") return false;
   std::string_view rest = id.substr(c.internal ? kInternal.size() : kGlobal.size() + 1);
   if (c.internal && !rest.empty() && rest[0] == '_') return keyed_part(rest.substr(1), c.file);

@@ -5,6 +5,7 @@
 #include "tooling/kernel_text.h"
 
 #include <map>
+#include <string_view>
 #include <tuple>
 
 namespace kbcc::tooling {
@@ -27,6 +28,9 @@ std::vector<launch::ParamInfo> launch_params(const std::vector<Param> &params) {
 }
 
 namespace {
+
+// How a qualified name writes an anonymous namespace.
+constexpr std::string_view kAnonymous = "(anonymous namespace)::";
 
 // One launch-changing variant of a kernel, ready to insert.
 struct Planned {
@@ -135,9 +139,8 @@ std::string adapter_name(const Kernel &kernel) {
   auto [prefix, name] = split_qualified(kernel.qualified_name);
   // An anonymous namespace has no name to write: its members are named
   // through the enclosing one, as the launch sites name the kernel.
-  static const std::string anonymous = "(anonymous namespace)::";
-  for (size_t at = prefix.find(anonymous); at != std::string::npos; at = prefix.find(anonymous))
-    prefix.erase(at, anonymous.size());
+  for (size_t at = prefix.find(kAnonymous); at != std::string::npos; at = prefix.find(kAnonymous))
+    prefix.erase(at, kAnonymous.size());
   std::string instance = kernel.is_template ? "_" + kernel.hash.substr(0, 8) : ""; // one per instantiation
   return "::" + prefix + "__kbcc_launch_" + template_name(name) + "_" + std::to_string(kernel.begin) + instance;
 }
@@ -163,7 +166,7 @@ LaunchPlan plan_launch_variants(const std::string &path, const std::vector<Extra
       auto [prefix, name] = split_qualified(k->qualified_name);
       p.kernel = launch::variant_kernel_name(template_name(name), c.arch);
       p.nspace = "__kbcc_" + c.arch + "_" + c.name.substr(c.name.size() > 8 ? c.name.size() - 8 : 0);
-      p.in_anonymous = prefix.find("(anonymous namespace)::") != std::string::npos;
+      p.in_anonymous = prefix.find(kAnonymous) != std::string::npos;
       auto src = renamed_source(c.source, template_name(name), p.kernel);
       if (!src)
         why = src.error().code.empty() ? "bad-variant-source" : src.error().code;

@@ -449,26 +449,34 @@ Status share_scan(const KernelAst &k, const Plan::Loop &l, const Groups &g, bool
   return Status::ok();
 }
 
+// Adds to `e` the edits that write every reference to a variable of
+// `names` in `s` as its partial, at offsets from `base` (the start of the
+// text `e` edits). Errors: a reference in a macro.
+Status rename_partials(const KernelAst &k, const Stmt *s, const std::map<const VarDecl *, std::string> &names, Edits &e,
+                       size_t base = 0) {
+  if (!s) return Status::ok();
+  if (const auto *ref = dyn_cast<DeclRefExpr>(s)) {
+    auto it = names.find(dyn_cast<VarDecl>(ref->getDecl()));
+    if (it == names.end()) return Status::ok();
+    size_t b = k.offset(ref->getLocation());
+    if (b == std::string::npos || b < base) return not_applicable("an accumulator is used in a macro");
+    e.replace(b - base, b - base + it->first->getName().size(), it->second);
+    return Status::ok();
+  }
+  for (const Stmt *c : s->children())
+    if (auto st = rename_partials(k, c, names, e, base); !st) return st;
+  return Status::ok();
+}
+
 // The text of `x` with every reference to a variable of `names` written as
 // its partial; nullopt when `x` is written in a macro.
 std::optional<std::string> partials_text(const KernelAst &k, const Expr *x,
                                          const std::map<const VarDecl *, std::string> &names) {
   size_t b = 0, end = 0;
-  if (!k.span(x->getSourceRange(), b, end)) return std::nullopt;
   Edits e;
-  bool in_macro = false;
-  walk(x, [&](const Stmt *s) {
-    const auto *ref = dyn_cast<DeclRefExpr>(s);
-    auto it = ref ? names.find(dyn_cast<VarDecl>(ref->getDecl())) : names.end();
-    if (it == names.end()) return;
-    size_t at = k.offset(ref->getLocation());
-    if (at == std::string::npos || at < b)
-      in_macro = true;
-    else
-      e.replace(at - b, at - b + it->first->getName().size(), it->second);
-  });
+  if (!k.span(x->getSourceRange(), b, end) || !rename_partials(k, x, names, e, b)) return std::nullopt;
   auto text = e.apply(k.source().substr(b, end - b));
-  if (in_macro || !text) return std::nullopt;
+  if (!text) return std::nullopt;
   return *text;
 }
 
@@ -549,21 +557,7 @@ Status share_loop(const KernelAst &k, const Plan::Loop &l, const Groups &g, int 
     if (Status st = record_iteration(k, sel, iteration + " = " + var + ";", names, e); !st) return st;
   }
   // References to accumulators inside the loop now name the partials.
-  std::function<Status(const Stmt *)> rename = [&](const Stmt *s) -> Status {
-    if (!s) return Status::ok();
-    if (const auto *ref = dyn_cast<DeclRefExpr>(s)) {
-      auto it = names.find(dyn_cast<VarDecl>(ref->getDecl()));
-      if (it == names.end()) return Status::ok();
-      size_t b = k.offset(ref->getLocation());
-      if (b == std::string::npos) return not_applicable("an accumulator is used in a macro");
-      e.replace(b, b + it->first->getName().size(), it->second);
-      return Status::ok();
-    }
-    for (const Stmt *c : s->children())
-      if (auto st = rename(c); !st) return st;
-    return Status::ok();
-  };
-  if (auto st = rename(l.loop.loop->getBody()); !st) return st;
+  if (auto st = rename_partials(k, l.loop.loop->getBody(), names, e); !st) return st;
   e.insert(begin, head);
   e.replace(ib, ie, "(" + src.substr(ib, ie - ib) + ") + (decltype(" + var + "))__kbcc_lane");
   e.replace(cb, ce, var + " += " + std::to_string(g.lanes));
