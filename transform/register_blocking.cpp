@@ -14,11 +14,14 @@
 // Legal when analyze_tiling accepts the kernel (tiling_analysis.h) and
 // moreover: the statements before the loop are declarations, each of the
 // output index variables, of an accumulator whose initializer depends on
-// neither index or reads memory (then read for in-range outputs only), or of
+// neither index or reads memory (then read for in-range outputs only), of
 // a variable that depends on neither index and that no later statement
-// assigns; the shared loads read only parameters, the output indexes, the
-// loop variable and those variables; the statements after the loop do not
-// return.
+// assigns, or of a variable computed from the indexes without reading memory
+// or side effects that nothing assigns (a row's pointer
+// `const float *a = A + row * n;`: declared again wherever the indexes are);
+// the shared loads read only parameters, the output indexes, the loop
+// variable and those variables, and a load of one operand no variable that
+// depends on the other's index; the statements after the loop do not return.
 #include "cache/variant.h"
 #include "transform/edits.h"
 #include "transform/tiling_analysis.h"
@@ -37,6 +40,9 @@ struct Blocking {
   TilingPlan plan;
   std::vector<const VarDecl *> accumulators; // declared before the loop, each with an initializer
   std::vector<std::string> uniform;          // declarations kept at the top, in order
+  // Variables computed from the output indexes (`const float *a = A + row * n;`),
+  // in order, each declared alone: written again after each declaration of the indexes.
+  std::vector<std::pair<const VarDecl *, std::string>> derived;
   bool mask_body = false;                    // the loop body reads memory that depends on an output index
 };
 
@@ -89,6 +95,22 @@ std::string declared_alone(const KernelAst &k, const VarDecl *v) {
   return v->getType().getAsString() + " " + v->getName().str() + (init.empty() ? "" : " = " + init) + ";";
 }
 
+// Why `v`, whose initializer depends on an output index, cannot be declared
+// again wherever the indexes are ("" when it can): its initializer must read
+// only `allowed` variables and no memory, have no side effects, and nothing
+// in the kernel may assign `v`.
+std::string underivable(const KernelAst &k, const VarDecl *v, const std::set<const VarDecl *> &allowed) {
+  const Expr *init = v->getInit();
+  std::string name = "variable '" + v->getName().str() + "'";
+  if (reads_memory(init) || init->HasSideEffects(k.context()))
+    return name + " depends on the output's row or column and reads memory";
+  if (!reads_only(init, allowed))
+    return name + " depends on the output's row or column and on a variable other than the indexes and parameters";
+  if (assigns(k.kernel()->getBody(), v)) return name + " depends on the output's row or column and is assigned";
+  if (declared_alone(k, v).empty()) return name + " depends on the output's row or column and cannot be declared apart";
+  return "";
+}
+
 Expected<Blocking> analyze(const KernelAst &k) {
   auto p = analyze_tiling(k);
   if (!p) return p.error();
@@ -109,8 +131,15 @@ Expected<Blocking> analyze(const KernelAst &k) {
         continue;
       }
       const Expr *init = v->getInit();
-      if (init && !p->loads_init(v) && (depends_on(init, p->row) || depends_on(init, p->col)))
-        return not_applicable("variable '" + v->getName().str() + "' depends on the output's row or column");
+      bool indexed = init && !p->loads_init(v) && (depends_on(init, p->row) || depends_on(init, p->col));
+      if (indexed && is_accumulator(*p, v))
+        return not_applicable("accumulator '" + v->getName().str() + "' depends on the output's row or column");
+      if (indexed) {
+        if (std::string why = underivable(k, v, allowed); !why.empty()) return not_applicable(why);
+        b.derived.emplace_back(v, declared_alone(k, v));
+        allowed.insert(v);
+        continue;
+      }
       if (is_accumulator(*p, v)) {
         if (!init) return not_applicable("accumulator '" + v->getName().str() + "' has no initializer");
         b.accumulators.push_back(v);
@@ -149,9 +178,13 @@ Expected<Blocking> analyze(const KernelAst &k) {
     if (distinct.size() != b.accumulators.size())
       return not_applicable("an accumulator is not declared at the top of the kernel");
   }
-  for (const TileLoad &l : p->loads)
+  for (const TileLoad &l : p->loads) {
     if (!reads_only(l.expr, allowed))
       return not_applicable("a shared load reads a variable other than the indexes, parameters and constants");
+    for (const auto &[v, decl] : b.derived)
+      if (refers_to(l.expr, v) && depends_on(v->getInit(), l.operand == 'A' ? p->col : p->row))
+        return not_applicable("a shared load reads '" + v->getName().str() + "', which depends on the other index");
+  }
   for (const Stmt *a : p->after)
     if (has_return(a) || has_break_or_goto(a)) return not_applicable("a statement after the loop returns or jumps");
   b.mask_body = row_dependent_reads(*p);
@@ -202,14 +235,57 @@ struct Generator {
   std::string local(const std::string &thread, const std::string &i) const {
     return s.blocked ? "(" + thread + " * " + M + " + " + i + ")" : "(" + thread + " + " + i + " * " + S + ")";
   }
-  // Declarations of the output indexes for micro-tile position (i, j).
-  std::string indexes(const char *i, const char *j) const {
+  // Declarations of the output indexes for micro-tile position (i, j), then
+  // `more` (the derived variables the code after them reads).
+  std::string indexes(const char *i, const char *j, const std::string &more = "") const {
     const TilingPlan &p = b.plan;
     return "const " + type_of(p.row) + " " + p.row->getName().str() + " = (" + type_of(p.row) + ")(blockIdx.y * " + T +
            "u + " + local("__kbcc_ty", i) + "); const " + type_of(p.col) + " " + p.col->getName().str() + " = (" +
            type_of(p.col) + ")(blockIdx.x * " + T + "u + " + local("__kbcc_tx", j) + "); (void)" +
-           p.row->getName().str() + "; (void)" + p.col->getName().str() + ";";
+           p.row->getName().str() + "; (void)" + p.col->getName().str() + ";" + more;
   }
+  // The declarations of the derived variables that `code` reads outside the
+  // shared loads (with those their initializers read), in order.
+  std::string derived_for(const std::vector<const Stmt *> &code) const {
+    std::set<const Expr *> loads;
+    for (const TileLoad &l : b.plan.loads)
+      loads.insert(l.expr);
+    std::set<const VarDecl *> used;
+    std::function<void(const Stmt *)> visit = [&](const Stmt *s) {
+      if (!s || (isa<Expr>(s) && loads.count(cast<Expr>(s)))) return;
+      if (const auto *ref = dyn_cast<DeclRefExpr>(s))
+        if (const auto *v = dyn_cast<VarDecl>(ref->getDecl())) used.insert(v);
+      for (const Stmt *c : s->children())
+        visit(c);
+    };
+    for (const Stmt *s : code)
+      visit(s);
+    return declarations(used);
+  }
+  // The declarations of the derived variables in `used`, and of those their
+  // initializers read, in order.
+  std::string declarations(std::set<const VarDecl *> used) const {
+    for (auto d = b.derived.rbegin(); d != b.derived.rend(); ++d)
+      if (used.count(d->first))
+        walk(d->first->getInit(), [&](const Stmt *s) {
+          if (const auto *ref = dyn_cast<DeclRefExpr>(s))
+            if (const auto *v = dyn_cast<VarDecl>(ref->getDecl())) used.insert(v);
+        });
+    std::string out;
+    for (const auto &[v, decl] : b.derived)
+      if (used.count(v)) out += " " + decl;
+    return out;
+  }
+  // The declarations of the derived variables operand's load reads.
+  std::string derived_for_load(char operand) const {
+    std::set<const VarDecl *> used;
+    for (const TileLoad &l : b.plan.loads)
+      if (l.operand == operand)
+        for (const auto &[v, decl] : b.derived)
+          if (refers_to(l.expr, v)) used.insert(v);
+    return declarations(used);
+  }
+
   // References named like the accumulators, to their (i, j) elements.
   std::string aliases() const {
     std::string out;
@@ -308,9 +384,10 @@ struct Generator {
     std::string ok = working(k, p, a ? p.row_terms : p.col_terms);
     std::string inside = even() ? "" : "__kbcc_e < " + T + "u * " + BK + "u && ";
     return element(operand) + "      const " + type_of(idx) + " " + idx->getName().str() + " = (" + type_of(idx) +
-           ")(blockIdx." + (a ? "y" : "x") + " * " + T + "u + " + (a ? "__kbcc_r" : "__kbcc_c") + ");\n      " +
-           loop_var_decl(a ? "__kbcc_c" : "__kbcc_r", base) + "\n      __kbcc_" + operand + "p[__kbcc_p] = (" + inside +
-           "(" + ok + ") && " + in_range + ") ? (" + type + ")(" + text + ") : (" + type + ")0;\n    }\n";
+           ")(blockIdx." + (a ? "y" : "x") + " * " + T + "u + " + (a ? "__kbcc_r" : "__kbcc_c") + ");" +
+           derived_for_load(operand) + "\n      " + loop_var_decl(a ? "__kbcc_c" : "__kbcc_r", base) +
+           "\n      __kbcc_" + operand + "p[__kbcc_p] = (" + inside + "(" + ok + ") && " + in_range + ") ? (" + type +
+           ")(" + text + ") : (" + type + ")0;\n    }\n";
   }
 
   // Writes the registers prefetch read into the operand's shared tile.
@@ -330,7 +407,7 @@ struct Generator {
                       "  for (int __kbcc_i = 0; __kbcc_i < " + M + "; ++__kbcc_i)\n    #pragma unroll\n" +
                       "    for (int __kbcc_j = 0; __kbcc_j < " + M + "; ++__kbcc_j) ";
     if (!b.plan.loads_init(v)) return out + arr + "[__kbcc_i][__kbcc_j] = " + init + ";\n";
-    return out + "{\n      " + indexes("__kbcc_i", "__kbcc_j") + "\n      " + arr +
+    return out + "{\n      " + indexes("__kbcc_i", "__kbcc_j", derived_for({v->getInit()})) + "\n      " + arr +
            "[__kbcc_i][__kbcc_j] = (__kbcc_rok[__kbcc_i] && __kbcc_cok[__kbcc_j]) ? " + init + " : (" + type +
            ")0;\n    }\n";
   }
@@ -349,9 +426,12 @@ struct Generator {
     for (const std::string &decl : b.uniform)
       out += "  " + decl + "\n";
     out += "  const unsigned __kbcc_tx = threadIdx.x, __kbcc_ty = threadIdx.y;\n";
+    std::vector<const Stmt *> terms(p.row_terms.begin(), p.row_terms.end());
+    terms.insert(terms.end(), p.col_terms.begin(), p.col_terms.end());
     out += "  bool __kbcc_rok[" + M + "], __kbcc_cok[" + M +
            "];\n  #pragma unroll\n  for (int __kbcc_i = 0; __kbcc_i < " + M +
-           "; ++__kbcc_i) {\n    const int __kbcc_j = __kbcc_i;\n    " + indexes("__kbcc_i", "__kbcc_j") +
+           "; ++__kbcc_i) {\n    const int __kbcc_j = __kbcc_i;\n    " +
+           indexes("__kbcc_i", "__kbcc_j", derived_for(terms)) +
            "\n    __kbcc_rok[__kbcc_i] = " + working(k, p, p.row_terms) +
            ";\n    __kbcc_cok[__kbcc_j] = " + working(k, p, p.col_terms) + ";\n  }\n";
     for (size_t a = 0; a < b.accumulators.size(); ++a) {
@@ -375,12 +455,13 @@ struct Generator {
            loop_var_decl("__kbcc_kk") + "\n      if (" + in_range + ") {\n" + fragment('A') + fragment('B') +
            "        #pragma unroll\n" + "        for (int __kbcc_i = 0; __kbcc_i < " + M +
            "; ++__kbcc_i)\n        #pragma unroll\n" + "        for (int __kbcc_j = 0; __kbcc_j < " + M +
-           "; ++__kbcc_j) {\n          " + indexes("__kbcc_i", "__kbcc_j") + aliases() + "\n          " +
-           (b.mask_body ? "if (__kbcc_rok[__kbcc_i] && __kbcc_cok[__kbcc_j]) " : "") + *inner +
-           "\n        }\n      }\n    }\n    __syncthreads();\n  }\n";
+           "; ++__kbcc_j) {\n          " + indexes("__kbcc_i", "__kbcc_j", derived_for({p.loop.loop->getBody()})) +
+           aliases() + "\n          " + (b.mask_body ? "if (__kbcc_rok[__kbcc_i] && __kbcc_cok[__kbcc_j]) " : "") +
+           *inner + "\n        }\n      }\n    }\n    __syncthreads();\n  }\n";
     out += "  #pragma unroll\n  for (int __kbcc_i = 0; __kbcc_i < " + M + "; ++__kbcc_i)\n  #pragma unroll\n" +
-           "  for (int __kbcc_j = 0; __kbcc_j < " + M + "; ++__kbcc_j) {\n    " + indexes("__kbcc_i", "__kbcc_j") +
-           aliases() + "\n    if (__kbcc_rok[__kbcc_i] && __kbcc_cok[__kbcc_j]) {\n  " + *tail + "  }\n  }\n}";
+           "  for (int __kbcc_j = 0; __kbcc_j < " + M + "; ++__kbcc_j) {\n    " +
+           indexes("__kbcc_i", "__kbcc_j", derived_for(p.after)) + aliases() +
+           "\n    if (__kbcc_rok[__kbcc_i] && __kbcc_cok[__kbcc_j]) {\n  " + *tail + "  }\n  }\n}";
     return out;
   }
 };

@@ -845,16 +845,27 @@ TEST(Transforms, TilingReadsASumsInitialValueForWorkingThreadsOnly) {
 }
 
 TEST(Transforms, RegisterBlockingRefusals) {
-  // A variable before the loop that depends on the output's row.
+  // A variable before the loop that depends on the output's row and is
+  // assigned, or depends on it and on an accumulator.
   EXPECT_NE(refusal("register_blocking", R"(__global__ void m(int n, const float *a, const float *b, float *c) {
   int row = blockIdx.y * blockDim.y + threadIdx.y;
   int col = blockIdx.x * blockDim.x + threadIdx.x;
   const float *ar = a + row * n;
   float acc = 0.0f;
   for (int k = 0; k < n; ++k) acc += ar[k] * b[k * n + col];
-  c[row * n + col] = acc;
+  c[row * n + col] = acc + *++ar;
 })")
-                .find("depends on the output's row or column"),
+                .find("variable 'ar' depends on the output's row or column and is assigned"),
+            std::string::npos);
+  EXPECT_NE(refusal("register_blocking", R"(__global__ void m(int n, const float *a, const float *b, float *c) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = 0.0f;
+  float start = acc + row;
+  for (int k = 0; k < n; ++k) acc += a[row * n + k] * b[k * n + col];
+  c[row * n + col] = acc + start;
+})")
+                .find("depends on the output's row or column and on a variable other than the indexes"),
             std::string::npos);
   // The statements after the loop return.
   EXPECT_NE(refusal("register_blocking", R"(__global__ void m(int n, const float *a, const float *b, float *c) {
@@ -1400,6 +1411,44 @@ TEST(Transforms, SlidingWindowKeepsReadsItCannotServe) {
   Output out =
       applied("sliding_window", fir_with("acc += w[t] * x[j];", "acc += w[t] * x[j] + (j > 0 ? x[j - 1] : 0.0f);"));
   EXPECT_NE(out.source.find("__kbcc_w[__kbcc_r] + (j > 0 ? x[j - 1] : 0.0f)"), std::string::npos) << out.source;
+}
+
+TEST(Transforms, SlidingWindowCachesBlockStrideLoops) {
+  const char *rows = R"(__global__ void r(const float *x, float *y, int n) {
+  __shared__ float t[256];
+  float s = 0;
+  for (int c = threadIdx.x; c < n; c += blockDim.x) s += x[blockIdx.x * n + c];
+  t[threadIdx.x] = s;
+  __syncthreads();
+  s = t[0];
+  for (int c = threadIdx.x; c < n; c += blockDim.x) y[blockIdx.x * n + c] = x[blockIdx.x * n + c] / s;
+})";
+  Output out = applied("sliding_window", rows, {{"steps", "8"}});
+  EXPECT_NE(out.source.find("if (c < (n)) __kbcc_s0[__kbcc_q] = x[blockIdx.x * n + c];"), std::string::npos)
+      << out.source;
+  EXPECT_NE(out.source.find("y[blockIdx.x * n + c] = __kbcc_s0[__kbcc_q] / s;"), std::string::npos);
+  ASSERT_TRUE(out.launch);
+  EXPECT_EQ(out.launch->preconditions, (std::vector<std::string>{"n >= 0", "n <= 8 * block.x"}));
+  // One loop; a loop with a barrier; loops over two ranges.
+  EXPECT_NE(refusal("sliding_window", R"(__global__ void r(const float *x, float *y, int n) {
+  for (int c = threadIdx.x; c < n; c += blockDim.x) y[c] = x[c] * x[c];
+})")
+                .find("no two block-stride loops"),
+            std::string::npos);
+  EXPECT_NE(refusal("sliding_window", R"(__global__ void r(const float *x, float *y, int n) {
+  float s = 0;
+  for (int c = threadIdx.x; c < n; c += blockDim.x) { s += x[c]; __syncthreads(); }
+  for (int c = threadIdx.x; c < n; c += blockDim.x) y[c] = x[c] + s;
+})")
+                .find("no two block-stride loops"),
+            std::string::npos);
+  EXPECT_NE(refusal("sliding_window", R"(__global__ void r(const float *x, float *y, int n, int m) {
+  float s = 0;
+  for (int c = threadIdx.x; c < n; c += blockDim.x) s += x[c];
+  for (int c = threadIdx.x; c < m; c += blockDim.x) y[c] = x[c] + s;
+})")
+                .find("no two block-stride loops"),
+            std::string::npos);
 }
 
 TEST(Transforms, SlidingWindowRefusesWhatItCannotProve) {
