@@ -1,4 +1,6 @@
-// sliding_window: the lowering of register_caching_reuse for 1-D windows. A
+// sliding_window: the lowering of register_caching_reuse for 1-D windows
+// (and, for kernels whose block-stride loops re-read elements, its cached
+// form: transform/stride_cache.h). A
 // global-index kernel (x only) whose threads each read X[i + t + c] (or
 // X[i - t + c]) in a loop over t (i the thread's global index, c the same
 // for every thread, X an array the kernel only reads) re-reads every element
@@ -41,6 +43,7 @@
 #include "cache/variant.h"
 #include "transform/edits.h"
 #include "transform/index_space.h"
+#include "transform/stride_cache.h"
 #include "transform/transform.h"
 #include "transform/uniform.h"
 
@@ -800,7 +803,11 @@ std::string window_text(const KernelAst &k, const Window &w, long items, long bl
 
 Expected<std::vector<Axis>> window_space(const Input &in) {
   auto w = analyze(*in.ast);
-  if (!w) return w.error();
+  if (!w) {
+    auto cached = stride_cache_space(in);
+    if (cached) return cached;
+    return not_applicable(w.error().message + "; as block-stride loops: " + cached.error().message);
+  }
   std::vector<Axis> axes{{"items", {"4", "2", "8"}}, {"block", {"128", "64"}}};
   if (!w->tables.empty()) axes.push_back({"tables", {"on", "off"}});
   return axes;
@@ -809,7 +816,7 @@ Expected<std::vector<Axis>> window_space(const Input &in) {
 Expected<Output> window_apply(const Input &in, const Params &params) {
   const KernelAst &k = *in.ast;
   auto w = analyze(k);
-  if (!w) return w.error();
+  if (!w) return stride_cache_space(in) ? stride_cache_apply(in, params) : window_space(in).error();
   long items = int_param(params, "items", 4), block = int_param(params, "block", 128);
   auto tables = params.find("tables");
   if (tables != params.end() && tables->second != "on" && tables->second != "off")
@@ -857,7 +864,7 @@ Transform window_transform() {
   return {"sliding_window",
           cache::kNumericsExact,
           "each thread runs `items` consecutive threads and keeps the window of a read-only array they read in "
-          "registers",
+          "registers; or reads the elements its block-stride loops share into registers once",
           true,
           window_space,
           window_apply};
