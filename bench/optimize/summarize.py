@@ -42,6 +42,7 @@ GROUPS = [
     ("masked", "Element-wise kernels that store behind data-dependent branches"),
     ("hints", "Loops under `#pragma unroll`"),
     ("private", "Kernels in an anonymous namespace, maxima picked with ?:"),
+    ("fresh", "Kernels written after every transform, in ten other domains"),
 ]
 
 
