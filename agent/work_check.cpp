@@ -36,9 +36,14 @@ bool loop_uses(const Loop &l, const std::string &name) { return has_identifier(l
 // does not parse).
 std::set<std::string> grid_names(const std::optional<launch::LaunchMapping> &launch) {
   std::set<std::string> values, pointers;
-  if (launch)
-    for (const std::string &g : launch->grid)
-      if (auto e = launch::parse_expr(g)) launch::collect_names(**e, values, pointers);
+  if (!launch) return values;
+  for (const std::string &g : launch->grid)
+    if (auto e = launch::parse_expr(g)) launch::collect_names(**e, values, pointers);
+  // A loop whose trip count a precondition bounds by the block
+  // (`n <= 4 * block.x`) may become a fixed number of guarded steps.
+  for (const std::string &p : launch->preconditions)
+    if (p.find("<=") != std::string::npos && p.find("block.") != std::string::npos)
+      if (auto e = launch::parse_expr(p)) launch::collect_names(**e, values, pointers);
   return values;
 }
 

@@ -14,7 +14,9 @@ namespace kbcc::agent {
 // Ok, or an Error with code "signature-changed" or "removed-work" whose
 // message says what is missing. `launch` is the candidate's launch mapping
 // (none: the original launch): a loop bounded by a parameter its grid reads
-// may become threads (a grid-stride loop run one item per thread). A
+// may become threads (a grid-stride loop run one item per thread), and one
+// bounded by a parameter that a precondition bounds by the block
+// (`n <= 4 * block.x`) a fixed number of guarded steps. A
 // candidate that specializes the template `original` defines (its instance)
 // may write each parameter's type with the template's arguments.
 Status check_candidate(const std::string &original, const std::string &candidate,

@@ -72,6 +72,21 @@ TEST(WorkCheck, AGridOverTheLoopsBoundKeepsTheWork) {
   EXPECT_FALSE(check_candidate(strided, per_item, m));
 }
 
+TEST(WorkCheck, ABlockBoundedLoopMayRunFixedSteps) {
+  // A block-stride loop run as 4 guarded steps: only where n <= 4 * block.x.
+  const char *strided = R"(__global__ void s(int n, const float *x, float *y) {
+  for (int c = threadIdx.x; c < n; c += blockDim.x) y[c] = x[c];
+})";
+  const char *steps = R"(__global__ void s(int n, const float *x, float *y) {
+  for (int q = 0; q < 4; ++q) { int c = threadIdx.x + q * blockDim.x; if (c < n) y[c] = x[c]; }
+})";
+  kbcc::launch::LaunchMapping m;
+  m.preconditions = {"n >= 0"};
+  EXPECT_FALSE(check_candidate(strided, steps, m));
+  m.preconditions.push_back("n <= 4 * block.x");
+  EXPECT_TRUE(check_candidate(strided, steps, m));
+}
+
 TEST(WorkCheck, AMemberNameIsNotAParameter) {
   // `blockDim.x` bounds the loop, not the parameter `x`: a rewrite without the loop keeps the work.
   std::string orig = R"(__global__ void scan(int n, const float *x, float *y) {
