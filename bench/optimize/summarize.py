@@ -43,6 +43,7 @@ GROUPS = [
     ("hints", "Loops under `#pragma unroll`"),
     ("private", "Kernels in an anonymous namespace, maxima picked with ?:"),
     ("fresh", "Kernels written after every transform, in ten other domains"),
+    ("novel", "Kernels written after every transform: bounds from the row, offsets or a mask, online updates"),
 ]
 
 
