@@ -3,8 +3,8 @@
 // then normalises one contiguous span with its channel's scale and shift.
 #include "bench_common.h"
 
-__global__ void group_norm(const float *x, float *y, const float *gamma, const float *beta, int batch,
-                           int groups, int per_group, int hw, float eps) {
+__global__ void group_norm(const float *x, float *y, const float *gamma, const float *beta, int batch, int groups,
+                           int per_group, int hw, float eps) {
   int t = blockIdx.x * blockDim.x + threadIdx.x;
   int channels = groups * per_group;
   if (t >= batch * groups) return;
@@ -36,9 +36,9 @@ int main(int argc, char **argv) {
   float *dx = bench::to_device(x), *dgm = bench::to_device(gm), *dbt = bench::to_device(bt);
   float *dy = bench::device_zeros<float>(total);
   int items = batch * groups;
-  float ms = bench::time_ms(bench::reps_from_args(argc, argv), [] {}, [&] {
-    group_norm<<<(items + 127) / 128, 128>>>(dx, dy, dgm, dbt, batch, groups, per_group, hw, eps);
-  });
+  float ms = bench::time_ms(
+      bench::reps_from_args(argc, argv), [] {},
+      [&] { group_norm<<<(items + 127) / 128, 128>>>(dx, dy, dgm, dbt, batch, groups, per_group, hw, eps); });
   std::vector<double> want(total);
   for (int t = 0; t < items; ++t) {
     int n = t / groups, g = t % groups;

@@ -15,7 +15,8 @@ __global__ void softmax_backward(const float *y, const float *dy, float *dx, int
 
 int main(int argc, char **argv) {
   const int rows = 16384, cols = 512;
-  auto y = bench::random_floats((size_t)rows * cols, 501, 0.f, 1.f), dy = bench::random_floats((size_t)rows * cols, 502);
+  auto y = bench::random_floats((size_t)rows * cols, 501, 0.f, 1.f),
+       dy = bench::random_floats((size_t)rows * cols, 502);
   float *dyv = bench::to_device(y), *dg = bench::to_device(dy), *dx = bench::device_zeros<float>((size_t)rows * cols);
   float ms = bench::time_ms(
       bench::reps_from_args(argc, argv), [] {},
