@@ -7,7 +7,9 @@
 // value reads elements that do (a gather, in[x * n + y]), a first pass at
 // the transposed positions loads those elements into tiles, consecutive
 // threads at consecutive addresses, and the body then runs as written with
-// each gather reading its tile.
+// each gather reading its tile. A 1-D kernel goes to the row form
+// (transform/row_streams.h): a thread-per-row serial loop reads its rows
+// through tiles the block loads contiguously.
 //
 // Legal when: builtins only in the x and y global indexes, held by one index
 // variable each; no barriers, warp operations, shared memory or atomics; the
@@ -21,6 +23,7 @@
 #include "cache/variant.h"
 #include "transform/edits.h"
 #include "transform/index_space.h"
+#include "transform/row_streams.h"
 #include "transform/transform.h"
 
 #include <algorithm>
@@ -114,7 +117,11 @@ Expected<Plan> analyze(const KernelAst &k) {
 
 Expected<std::vector<Axis>> space(const Input &in) {
   auto p = analyze(*in.ast);
-  if (!p) return p.error();
+  if (!p) {
+    auto rows = row_streams_space(in);
+    if (rows) return rows;
+    return not_applicable(p.error().message + "; as rows read in a serial loop: " + rows.error().message);
+  }
   return std::vector<Axis>{{"tile", {"32", "16"}}, {"rows", {"4", "1", "8", "2"}}};
 }
 
@@ -185,7 +192,7 @@ Replacement replacing(const KernelAst &k, const Expr *e, std::string text) {
 Expected<Output> apply(const Input &in, const Params &params) {
   const KernelAst &k = *in.ast;
   auto p = analyze(k);
-  if (!p) return p.error();
+  if (!p) return row_streams_space(in) ? row_streams_apply(in, params) : space(in).error();
   long tile = int_param(params, "tile", 32), rows = int_param(params, "rows", 1);
   if (tile != 16 && tile != 32) return not_applicable("tile must be 16 or 32");
   if (rows < 1 || rows > tile / 2 || tile % rows) return not_applicable("rows must divide the tile");

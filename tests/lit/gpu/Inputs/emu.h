@@ -381,6 +381,8 @@ template <typename T> T atomicSub(T *p, T v) { return std::exchange(*p, *p - v);
 template <typename T> T atomicExch(T *p, T v) { return std::exchange(*p, v); }
 template <typename T> T atomicMax(T *p, T v) { return std::exchange(*p, std::max(*p, v)); }
 template <typename T> T atomicMin(T *p, T v) { return std::exchange(*p, std::min(*p, v)); }
+template <typename T> T atomicOr(T *p, T v) { return std::exchange(*p, *p | v); }
+inline int __popc(unsigned v) { return __builtin_popcount(v); }
 // Cache hints and fast intrinsics: their plain meaning.
 template <typename T> T __ldg(const T *p) { return *p; }
 template <typename T> T __ldcs(const T *p) { return *p; }
