@@ -417,14 +417,23 @@ Expected<std::string> chunked_loop(const KernelAst &k, const StagedLoop &l, long
       "    for (int __kbcc_w = 0; __kbcc_w < " + warps + "; ++__kbcc_w) {\n      const int __kbcc_n = __popc(" + live +
       "[__kbcc_w]);\n      __kbcc_lives += __kbcc_n;\n      if (__kbcc_w < threadIdx.x / 32) __kbcc_rank += "
       "__kbcc_n;\n    }\n";
+  // One element of the tiles; a full block loads them a block apart, unrolled,
+  // so that every thread has all its loads in flight at once.
+  std::string element = "          const int __kbcc_t = __kbcc_e / " + c + ", __kbcc_q = __kbcc_e % " + c +
+                        ";\n          const unsigned " + kRow + " = blockIdx.x * " + b +
+                        " + __kbcc_t;\n          if (" + guard + ") {\n            const " + type + " " + var +
+                        " = __kbcc_j0 + __kbcc_q;\n  " + loads + "          }\n";
+  std::string staging = "      if (__kbcc_lives == " + b +
+                        ") {\n        #pragma unroll\n        for (int __kbcc_k = 0; "
+                        "__kbcc_k < " +
+                        c + "; ++__kbcc_k) {\n          const int __kbcc_e = threadIdx.x + __kbcc_k * " + b + ";\n" +
+                        element + "        }\n      } else {\n        for (int __kbcc_e = __kbcc_rank; __kbcc_e < " +
+                        b + " * " + c + "; __kbcc_e += __kbcc_lives) {\n" + element + "        }\n      }\n";
   return "{\n" + ranks + "    " + type + " __kbcc_j0 = (" + init + ");\n    while (__kbcc_j0 " +
          (cl.inclusive ? "<=" : "<") + " (" + bound + ")) {\n      const auto __kbcc_left = " + left +
          ";\n      const int __kbcc_m = __kbcc_left < " + c + " ? (int)__kbcc_left : " + c +
-         ";\n      __syncthreads();\n      for (int __kbcc_e = __kbcc_rank; __kbcc_e < " + b + " * " + c +
-         "; __kbcc_e += __kbcc_lives) {\n        const int __kbcc_t = __kbcc_e / " + c + ", __kbcc_q = __kbcc_e % " +
-         c + ";\n        const unsigned " + kRow + " = blockIdx.x * " + b + " + __kbcc_t;\n        if (" + guard +
-         ") {\n          const " + type + " " + var + " = __kbcc_j0 + __kbcc_q;\n" + loads +
-         "        }\n      }\n      __syncthreads();\n      for (int __kbcc_q = 0; __kbcc_q < __kbcc_m; ++__kbcc_q) "
+         ";\n      __syncthreads();\n" + staging +
+         "      __syncthreads();\n      for (int __kbcc_q = 0; __kbcc_q < __kbcc_m; ++__kbcc_q) "
          "{\n        " +
          iteration + *text + "\n      }\n      if (__kbcc_left <= " + c + ") break;\n      __kbcc_j0 += " + c +
          ";\n    }\n  }";
