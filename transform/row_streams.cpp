@@ -28,8 +28,9 @@
 //     thread of the block (so its barriers are reached alike), without
 //     return, break or goto;
 //   - a staged read is X[E] with X a parameter the kernel never writes
-//     through, evaluated on every iteration (not under an `if`, `?:`, `&&`,
-//     `||` or a nested loop), its address moving by one element with the
+//     through (nor through a pointer no parameter roots), evaluated on
+//     every iteration (not under an `if`, `?:`, `&&`, `||` or a nested
+//     loop), its address moving by one element with the
 //     loop variable and not with the row, and written from the loop
 //     variable, the row, parameters nothing assigns and locals of one value
 //     each, without memory reads or calls: the block can compute it for any
@@ -197,6 +198,7 @@ std::string stream_of(const KernelAst &k, const Plan &p, const CountedLoop &cl, 
   const ParmVarDecl *array = root_parameter(a->getBase());
   if (!array) return "it reads through a pointer not derived from a parameter";
   if (written.count(array)) return "the kernel writes the array it reads";
+  if (written.count(nullptr)) return "the kernel writes through a pointer kbcc cannot follow";
   QualType type = a->getType().getUnqualifiedType();
   if (!type->isArithmeticType()) return "the element read is not arithmetic";
   std::vector<const Expr *> positive, negative;
@@ -227,7 +229,9 @@ std::string stream_of(const KernelAst &k, const Plan &p, const CountedLoop &cl, 
   return {};
 }
 
-// The parameters the kernel writes through (stores, atomics, calls that may write).
+// The parameters the kernel writes through (stores, atomics, calls that may
+// write), with nullptr among them when it writes through a pointer no
+// parameter roots, which may be any of them.
 std::set<const ParmVarDecl *> written_arrays(const Stmt *body) {
   std::set<const ParmVarDecl *> out;
   walk(body, [&](const Stmt *s) {
@@ -238,7 +242,7 @@ std::set<const ParmVarDecl *> written_arrays(const Stmt *body) {
       const Expr *e = lhs->IgnoreParenImpCasts();
       if (const auto *sub = dyn_cast<ArraySubscriptExpr>(e)) e = sub->getBase();
       if (const auto *u = dyn_cast<UnaryOperator>(e); u && u->getOpcode() == UO_Deref) e = u->getSubExpr();
-      if (const ParmVarDecl *root = root_parameter(e)) out.insert(root);
+      out.insert(root_parameter(e));
     }
     if (const auto *call = dyn_cast<CallExpr>(s); call && writes_memory(call))
       for (const Expr *arg : call->arguments())

@@ -124,3 +124,16 @@ __global__ void seeded_decay(const float *x, float *y, int rows, int cols, int w
     y[r * cols + c] = e;
   }
 }
+
+// The filter stores through a pointer picked at run time, which may be x.
+__global__ void decay_picked(const float *x, float *a, float *b, int rows, int cols, int which) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < rows) {
+    float *out = which ? a : b;
+    float p = 0.f;
+    for (int c = 0; c < cols; ++c) {
+      p = p * 0.5f + x[r * cols + c];
+      out[r * cols + c] = p;
+    }
+  }
+}
