@@ -42,6 +42,7 @@
 #include "transform/analysis.h"
 #include "transform/edits.h"
 #include "transform/index_space.h"
+#include "transform/uniform.h"
 
 #include "clang/AST/Attr.h"
 
@@ -81,73 +82,32 @@ struct Plan {
   std::vector<StagedLoop> loops;
 };
 
-// `e`'s text as the block computes it for row kRow: the row's locals and the
-// global index become that row, locals of one value that are not block
-// uniform (or are declared in `inner`, the loop's body) are written out, and
-// `keep` (the loop variable) stays. `moved` is set when the text depends on
-// the row. Error when `e` reads memory, calls a function, reads threadIdx
-// other than through the idiom, or names a local of several values.
-Expected<std::string> row_text(const KernelAst &k, const Plan &p, const VarDecl *keep, const Stmt *inner, const Expr *e,
-                               bool &moved, int depth = 0) {
-  size_t b = 0, x = 0;
-  if (depth > 8 || !k.span(e->getSourceRange(), b, x)) return not_applicable("a staged index is written in a macro");
-  if (reads_memory(e) || e->HasSideEffects(k.context()))
-    return not_applicable("a staged index or guard reads memory or has side effects");
-  std::set<const VarDecl *> declared_inside;
-  walk(inner, [&](const Stmt *s) {
-    if (const auto *d = dyn_cast<DeclStmt>(s))
-      for (const Decl *decl : d->decls())
-        if (const auto *v = dyn_cast<VarDecl>(decl)) declared_inside.insert(v);
-  });
-  Edits edits;
-  Status status = Status::ok();
-  auto replace = [&](const Stmt *s, const std::string &text) {
-    size_t sb = 0, sx = 0;
-    if (!k.span(s->getSourceRange(), sb, sx) || sb < b || sx > x)
-      status = not_applicable("a staged index is written in a macro");
-    else
-      edits.replace(sb - b, sx - b, text);
+// `e`'s text as the block computes it for row kRow (uniform_text): the row's
+// locals and the global index become that row, `keep` (the loop variable)
+// and pointer parameters nothing assigns stay, locals of one value are
+// written out. `moved` is set when the text depends on the row. Error when
+// `e` reads memory, calls a function or names a local of several values.
+Expected<std::string> row_text(const KernelAst &k, const Plan &p, const VarDecl *keep, const Expr *e, bool &moved) {
+  Subst subst;
+  if (keep) subst.vars[keep] = keep->getNameAsString();
+  for (const ParmVarDecl *q : k.kernel()->parameters())
+    if (q->getType()->isPointerType() && !assigns(k.kernel()->getBody(), q)) subst.vars[q] = q->getNameAsString();
+  subst.expr = [&](const Expr *x) -> std::optional<std::string> {
+    if (auto g = as_global_index(x)) {
+      moved = true;
+      return as_index(k.text(g->expr->getSourceRange()), kRow);
+    }
+    const auto *ref = dyn_cast<DeclRefExpr>(x);
+    const auto *v = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+    if (!v || !p.rows.count(v)) return std::nullopt;
+    moved = true;
+    return "((decltype(" + v->getNameAsString() + "))(" + kRow + "))";
   };
-  std::function<void(const Stmt *)> visit = [&](const Stmt *s) {
-    if (!s || !status) return;
-    if (const auto *ex = dyn_cast<Expr>(s)) {
-      if (auto g = as_global_index(ex)) {
-        moved = true;
-        return replace(g->expr, as_index(k.text(g->expr->getSourceRange()), kRow));
-      }
-      if (auto builtin = as_builtin(ex)) {
-        if (builtin->var == Builtin::ThreadIdx) status = not_applicable("a staged index reads threadIdx");
-        return;
-      }
-    }
-    if (isa<CallExpr>(s)) {
-      status = not_applicable("a staged index or guard calls a function");
-      return;
-    }
-    if (const auto *ref = dyn_cast<DeclRefExpr>(s)) {
-      const auto *v = dyn_cast<VarDecl>(ref->getDecl());
-      if (!v || v == keep) return;
-      if (p.rows.count(v)) {
-        moved = true;
-        return replace(ref, "((decltype(" + v->getNameAsString() + "))(" + kRow + "))");
-      }
-      if (block_uniform(ref) && !declared_inside.count(v)) return;
-      const Expr *value = value_of(v);
-      if (!value) {
-        status =
-            not_applicable("a staged index or guard reads '" + v->getNameAsString() + "', which takes several values");
-        return;
-      }
-      auto text = row_text(k, p, keep, inner, value, moved, depth + 1);
-      if (!text) status = text.error();
-      return replace(ref, "(" + (text ? *text : "") + ")");
-    }
-    for (const Stmt *c : s->children())
-      visit(c);
-  };
-  visit(e);
-  if (!status) return status.error();
-  return edits.apply(k.source().substr(b, x - b));
+  auto text = uniform_text(k, e, subst);
+  if (!text)
+    return not_applicable("'" + k.text(e->getSourceRange()) +
+                          "' reads memory, calls a function or names a local of several values");
+  return *text;
 }
 
 // The additive terms of address `e` (through casts), with the locals of one
@@ -218,14 +178,14 @@ std::string stream_of(const KernelAst &k, const Plan &p, const CountedLoop &cl, 
     others += refers_to(t, cl.var) ? 1 : 0;
   if (along != 1 || others != 0) return "its address does not move by one element with the loop variable";
   bool moved = false;
-  auto base = row_text(k, p, cl.var, cl.loop->getBody(), a->getBase(), moved);
+  auto base = row_text(k, p, cl.var, a->getBase(), moved);
   if (!base) return base.error().message;
-  auto index = row_text(k, p, cl.var, cl.loop->getBody(), a->getIdx(), moved);
+  auto index = row_text(k, p, cl.var, a->getIdx(), moved);
   if (!index) return index.error().message;
   if (!moved) return "every row reads the same elements";
   s.type = type.getAsString();
   s.bytes = k.context().getTypeSizeInChars(type).getQuantity();
-  s.source = "(" + *base + ")[" + *index + "]";
+  s.source = *base + "[" + *index + "]";
   return {};
 }
 
@@ -317,13 +277,13 @@ Expected<Plan> analyze(const Input &in) {
       if (const auto *guard = dyn_cast<IfStmt>(s); guard && !guard->getElse() && !guard->hasInitStorage() &&
                                                    !guard->hasVarStorage() && only_returns(guard->getThen())) {
         bool moved = false;
-        auto c = row_text(k, p, nullptr, guard, guard->getCond(), moved);
+        auto c = row_text(k, p, nullptr, guard->getCond(), moved);
         if (!c) {
           why = "a guard before the loops: " + c.error().message;
           ended = true;
           break;
         }
-        conditions.push_back("!(" + *c + ")");
+        conditions.push_back("!" + *c);
         continue;
       }
       StagedLoop loop;
@@ -339,12 +299,12 @@ Expected<Plan> analyze(const Input &in) {
     }
     if (ended || !block) break;
     bool moved = false;
-    auto c = row_text(k, p, nullptr, block, block->getCond(), moved);
+    auto c = row_text(k, p, nullptr, block->getCond(), moved);
     if (!c) {
       why = "the condition around the loops: " + c.error().message;
       break;
     }
-    conditions.push_back("(" + *c + ")");
+    conditions.push_back(*c);
     scope = dyn_cast<CompoundStmt>(block->getThen());
   }
   if (p.loops.empty()) return not_applicable(why);
