@@ -36,6 +36,12 @@ std::vector<double> reassociation_bound(ElementType type, std::string_view magni
 // `data` with the sign bit of every floating-point element cleared (|x|);
 // other types unchanged.
 std::string absolute_values(ElementType type, std::string data);
+// `data` with every finite f32/f64 element x replaced by
+// x * (1 + scale * u) + scale * 1e-3 * v, u and v uniform in [-1, 1) drawn
+// from a counter-based generator keyed by `seed` and the element's index:
+// the same bytes for the same arguments, whatever the number of host
+// threads it runs on. Other types, and NaN and infinities, unchanged.
+std::string perturbed(ElementType type, std::string data, uint64_t seed, double scale);
 // Largest absolute element difference between two states (noise), and the
 // largest |ref| element; non-finite elements are skipped.
 double max_abs_difference(ElementType type, std::string_view a, std::string_view b);

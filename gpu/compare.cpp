@@ -371,6 +371,40 @@ std::string absolute_values(ElementType type, std::string data) {
   return data;
 }
 
+namespace {
+
+// SplitMix64's finalizer: a bijective mix of 64 bits.
+uint64_t mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// A uniform double in [-1, 1) from the high 53 bits of `bits`.
+double uniform_pm1(uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1p-52 - 1.0; }
+
+template <class T> void perturb_elements(char *data, uint64_t n, uint64_t seed, double scale) {
+  for_parts(n, [&](uint64_t begin, uint64_t end) {
+    for (uint64_t k = begin; k < end; ++k) {
+      T v;
+      std::memcpy(&v, data + k * sizeof(T), sizeof(T));
+      if (!std::isfinite(v)) continue;
+      uint64_t h = mix64(seed + 0x9e3779b97f4a7c15ull * (k + 1));
+      double u = uniform_pm1(h), w = uniform_pm1(mix64(h));
+      v = static_cast<T>(v * (1 + scale * u) + scale * 1e-3 * w);
+      std::memcpy(data + k * sizeof(T), &v, sizeof(T));
+    }
+  });
+}
+
+} // namespace
+
+std::string perturbed(ElementType type, std::string data, uint64_t seed, double scale) {
+  if (type == ElementType::F32) perturb_elements<float>(data.data(), data.size() / 4, seed, scale);
+  if (type == ElementType::F64) perturb_elements<double>(data.data(), data.size() / 8, seed, scale);
+  return data;
+}
+
 TimingStats summarize(std::vector<double> s, bool l2_flushed) {
   TimingStats t;
   t.l2_flushed = l2_flushed;

@@ -5,9 +5,11 @@
 #include "support/fs.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <filesystem>
 #include <set>
+#include <unistd.h>
 
 namespace kbcc::gpu::runtime {
 
@@ -36,19 +38,39 @@ Replay::Replay(const std::string &manifest_path, const std::map<unsigned, std::s
     after_.push_back(std::move(*after));
     types_.push_back(element_type_from_name(b.type));
   }
-  uint64_t bytes = 0;
-  for (size_t i = 0; i < before_.size(); ++i) {
-    bytes += before_[i].size();
+  for (size_t i = 0; i < before_.size(); ++i)
     written_.push_back(before_[i] != after_[i]);
-  }
-  memoizes_ = bytes <= kMemoBytes;
   for (const auto &[param, type] : types)
     for (const auto &p : m_.pointers)
       if (p.param == param && p.param < m_.params.size() && p.offset == m_.params[p.param].offset)
         types_[p.buffer] = element_type_from_name(type);
 }
 
+namespace {
+
+// Bytes that every replay's memo holds together.
+std::atomic<uint64_t> memo_total{0};
+
+uint64_t bytes_of(const Replay::Buffers &b) {
+  uint64_t n = 0;
+  for (const std::string &s : b)
+    n += s.size();
+  return n;
+}
+
+} // namespace
+
+uint64_t Replay::memo_budget() {
+  static const uint64_t budget = [] {
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    uint64_t host = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
+    return std::min<uint64_t>(host / 4, 32ull << 30);
+  }();
+  return budget;
+}
+
 Replay::~Replay() {
+  memo_total -= memo_bytes_;
   for (auto &[path, mod] : modules_) {
     for (CUdeviceptr p : mod.owned)
       cuMemFree(p);
@@ -71,10 +93,13 @@ std::string Replay::params(const std::map<unsigned, int64_t> &overrides) const {
 }
 
 Replay::SharedBuffers Replay::memo(const std::string &key, const std::function<Buffers()> &make) {
-  if (!memoizes_) return std::make_shared<const Buffers>(make());
-  auto it = memo_.find(key);
-  if (it == memo_.end()) it = memo_.emplace(key, std::make_shared<const Buffers>(make())).first;
-  return it->second;
+  if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+  auto made = std::make_shared<const Buffers>(make());
+  uint64_t bytes = bytes_of(*made);
+  if (memo_total + bytes > memo_budget()) return made;
+  memo_total += bytes;
+  memo_bytes_ += bytes;
+  return memo_.emplace(key, made).first->second;
 }
 
 std::vector<double> Replay::magnitudes(const std::string &key, const Buffers &ref) {

@@ -73,13 +73,16 @@ public:
 
   // Buffers computed once per replay and reused by later requests (the
   // reference's outputs, perturbed inputs): `make()`'s result under `key`.
-  // Nothing is kept for captures above kMemoBytes, so memory stays bounded.
+  // Results are kept while those of every replay of the process fit in
+  // memo_budget(), so memory stays bounded; later ones are made afresh.
   using Buffers = std::vector<std::string>;
   using SharedBuffers = std::shared_ptr<const Buffers>;
   SharedBuffers memo(const std::string &key, const std::function<Buffers()> &make);
-  static constexpr uint64_t kMemoBytes = 256ull << 20;
-  // Whether memo() keeps what it makes (the capture is at most kMemoBytes).
-  bool memoizes() const { return memoizes_; }
+  // Whether memo() keeps a result under `key`.
+  bool memoized(const std::string &key) const { return memo_.count(key) != 0; }
+  // The bytes memo() may keep in one process: a quarter of the host's
+  // memory, at most 32 GiB.
+  static uint64_t memo_budget();
 
   // The largest finite |element| of each buffer of `ref` (the tolerance's
   // scale), kept under `key` unless it is empty.
@@ -108,7 +111,7 @@ private:
   std::string capture_; // the capture's id
   std::map<std::string, SharedBuffers> memo_;
   std::map<std::string, std::vector<double>> magnitudes_;
-  bool memoizes_ = true;
+  uint64_t memo_bytes_ = 0; // what memo_ holds, counted in the process's total
   std::map<std::string, Calibration> calibrations_;
   Manifest m_;
   std::vector<std::string> before_, after_;

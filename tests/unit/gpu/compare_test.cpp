@@ -163,6 +163,45 @@ TEST(Reassociation, WidensOnlyTheElementsItCovers) {
   EXPECT_EQ(r.mismatches, 1u);
 }
 
+TEST(Fuzz, PerturbedFloatsStayWithinTheScaleAndRepeat) {
+  // Enough elements to be split across host threads (parts of 2^20).
+  std::vector<float> v(3u << 20);
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = 1.0f + static_cast<float>(i % 7);
+  v[5] = NAN, v[6] = INFINITY;
+  std::string in = bytes_of(v);
+  std::string a = perturbed(ElementType::F32, in, 42, 0.25), b = perturbed(ElementType::F32, in, 42, 0.25);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, perturbed(ElementType::F32, in, 43, 0.25));
+  std::vector<float> out(v.size());
+  std::memcpy(out.data(), a.data(), a.size());
+  size_t changed = 0;
+  double lo = 1, hi = -1;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (!std::isfinite(v[i])) continue;
+    double r = (out[i] - v[i]) / v[i];
+    lo = std::min(lo, r), hi = std::max(hi, r);
+    changed += out[i] != v[i];
+    ASSERT_LE(std::abs(out[i] - v[i]), 0.25 * std::abs(v[i]) + 0.25e-3 + 1e-6) << i;
+  }
+  EXPECT_TRUE(std::isnan(out[5]));
+  EXPECT_EQ(out[6], INFINITY);
+  EXPECT_GT(changed, v.size() * 99 / 100);
+  EXPECT_LT(lo, -0.2); // the factor spans most of [0.75, 1.25]
+  EXPECT_GT(hi, 0.2);
+}
+
+TEST(Fuzz, PerturbedLeavesIntegersAndBytesAlone) {
+  auto i = bytes_of<int>({1, -2, 3});
+  EXPECT_EQ(perturbed(ElementType::I32, i, 1, 0.25), i);
+  EXPECT_EQ(perturbed(ElementType::Bytes, "abc", 1, 0.25), "abc");
+  auto d = perturbed(ElementType::F64, bytes_of<double>({2.0}), 1, 0.25);
+  double x;
+  std::memcpy(&x, d.data(), 8);
+  EXPECT_NE(x, 2.0);
+  EXPECT_NEAR(x, 2.0, 0.5 + 1e-3);
+}
+
 TEST(Reassociation, AbsoluteValuesClearTheSignOfFloatsOnly) {
   auto f = absolute_values(ElementType::F32, bytes_of<float>({-1.5f, 2.0f, -0.0f}));
   float v[3];
