@@ -49,6 +49,8 @@ bool is_memory(const Expr *lhs) {
     if (const auto *ref = dyn_cast<DeclRefExpr>(base))
       if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()))
         if (var->getType()->isArrayType()) return !var->hasLocalStorage() || var->hasAttr<CUDASharedAttr>();
+    // An array member of a local struct (`v.e[k]`, kbcc's own vectors) lives where the struct does.
+    if (isa<MemberExpr>(base) && base->getType()->isArrayType()) return is_memory(base);
     return true;
   }
   if (const auto *u = dyn_cast<UnaryOperator>(e)) return u->getOpcode() == UO_Deref;
@@ -624,15 +626,17 @@ bool loop_temporary(const VarDecl *v, const ForStmt *loop) {
   return false;
 }
 
+bool declared_in(const VarDecl *v, const Stmt *s, const ASTContext &ctx) {
+  const SourceManager &sm = ctx.getSourceManager();
+  SourceRange inside = s->getSourceRange();
+  SourceLocation l = v->getLocation();
+  return !sm.isBeforeInTranslationUnit(l, inside.getBegin()) && !sm.isBeforeInTranslationUnit(inside.getEnd(), l);
+}
+
 const VarDecl *outer_scalar(const Expr *lhs, const ForStmt *loop, const ASTContext &ctx) {
   const VarDecl *v = var_of(lhs);
   if (!v || !v->hasLocalStorage() || v->getType()->isArrayType()) return nullptr;
-  const SourceManager &sm = ctx.getSourceManager();
-  SourceRange inside = loop->getSourceRange();
-  SourceLocation l = v->getLocation();
-  bool declared_inside =
-      !sm.isBeforeInTranslationUnit(l, inside.getBegin()) && !sm.isBeforeInTranslationUnit(inside.getEnd(), l);
-  return declared_inside || loop_temporary(v, loop) ? nullptr : v;
+  return declared_in(v, loop, ctx) || loop_temporary(v, loop) ? nullptr : v;
 }
 
 namespace {

@@ -62,8 +62,8 @@ Effects effects_of(const clang::FunctionDecl *kernel);
 // The same for one statement of a kernel (its atomic_calls: those written in it).
 Effects effects_in(const clang::Stmt *code);
 
-// Whether lvalue `lhs` is in memory: not a local scalar and not an element of
-// a local (non-__shared__) array.
+// Whether lvalue `lhs` is in memory: not a local scalar, not an element of a
+// local (non-__shared__) array and not one of an array member of a local struct.
 bool is_memory(const clang::Expr *lhs);
 // The variable `e` names (through parentheses and implicit casts), if any.
 const clang::VarDecl *var_of(const clang::Expr *e);
@@ -182,6 +182,8 @@ std::vector<Selection> selections(const clang::ForStmt *loop, const clang::ASTCo
 // it is `v = E;` with E not naming it. No value of it then passes from one
 // iteration to another or out of the loop.
 bool loop_temporary(const clang::VarDecl *v, const clang::ForStmt *loop);
+// Whether `v` is declared within the source range of `s`.
+bool declared_in(const clang::VarDecl *v, const clang::Stmt *s, const clang::ASTContext &ctx);
 // The local scalar (not an array) declared outside `loop` that `lhs` names,
 // or nullptr; nullptr too for a loop_temporary, which acts as declared in
 // the loop.

@@ -63,6 +63,7 @@ struct Plan {
   bool columns = false;  // a shared loop reads X[t * S + i]: items-major groups read it contiguously
   bool scans = false;    // a shared loop is a scan: groups stay within a warp, lanes consecutive
   std::string unshared;  // why the first loop that cannot be shared cannot
+  long most_steps = -1;  // the most steps of a shared loop when each runs a constant count, else -1
 };
 
 // How threads form groups: `lanes` per item, `items` per block; by_items: a
@@ -182,6 +183,36 @@ std::optional<Plan::Loop> scan_of(const CountedLoop &cl, const ASTContext &ctx) 
   return l;
 }
 
+// Whether `loop`'s body writes an element of a thread-private array (a local
+// array, or an array member of a local struct) declared outside it: shared,
+// each lane would hold only the elements of its own iterations.
+bool writes_private_array(const ForStmt *loop, const ASTContext &ctx) {
+  auto outer_private = [&](const Expr *lhs) {
+    const Expr *e = lhs->IgnoreParenImpCasts();
+    if (!isa<ArraySubscriptExpr>(e) || is_memory(e)) return false;
+    for (;;) {
+      e = e->IgnoreParenImpCasts();
+      if (const auto *sub = dyn_cast<ArraySubscriptExpr>(e))
+        e = sub->getBase();
+      else if (const auto *m = dyn_cast<MemberExpr>(e))
+        e = m->getBase();
+      else
+        break;
+    }
+    const VarDecl *v = var_of(e);
+    return v && !declared_in(v, loop, ctx);
+  };
+  bool found = false;
+  walk(loop->getBody(), [&](const Stmt *x) {
+    if (const auto *b = dyn_cast<BinaryOperator>(x); b && b->isAssignmentOp()) found |= outer_private(b->getLHS());
+    if (const auto *u = dyn_cast<UnaryOperator>(x); u && u->isIncrementDecrementOp())
+      found |= outer_private(u->getSubExpr());
+    for (const Expr *arg : reference_arguments(x))
+      found |= outer_private(arg);
+  });
+  return found;
+}
+
 // Whether `for` can be shared; `why` says why not.
 std::optional<Plan::Loop> shared_loop(const ForStmt *f, const ASTContext &ctx, std::string &why) {
   auto cl = counted_loop(f);
@@ -191,6 +222,10 @@ std::optional<Plan::Loop> shared_loop(const ForStmt *f, const ASTContext &ctx, s
   }
   if (has_return(f->getBody()) || has_break_or_goto(f->getBody())) {
     why = "the loop has return, break or goto";
+    return std::nullopt;
+  }
+  if (writes_private_array(f, ctx)) {
+    why = "the loop writes elements of a thread's own array declared outside it";
     return std::nullopt;
   }
   std::vector<Selection> sels = selections(f, ctx);
@@ -265,6 +300,15 @@ std::string plan_statements(const Stmt *s, const ASTContext &ctx, Plan &plan, bo
   return "a declaration or statement that stores to memory cannot run once per item";
 }
 
+// The number of steps of counted loop `l` when its start and bound are
+// integer constants (`for (v = 0; v < 4u; ++v)`), else -1.
+long constant_steps(const CountedLoop &l, const ASTContext &ctx) {
+  Expr::EvalResult init, bound;
+  if (!l.init || !l.bound || !l.init->EvaluateAsInt(init, ctx) || !l.bound->EvaluateAsInt(bound, ctx)) return -1;
+  int64_t n = bound.Val.getInt().getExtValue() - init.Val.getInt().getExtValue() + (l.inclusive ? 1 : 0);
+  return std::max<int64_t>(n, 0);
+}
+
 // Whether `index` is a sum with the item's index as one term (an index
 // variable, or the idiom, with a + sign) and `var` times a factor other than
 // 1 in another: X[t * S + i], a column walked down by the loop.
@@ -302,7 +346,10 @@ Expected<Plan> analyze(const KernelAst &k) {
                           (plan.unshared.empty() ? "" : " (the first: " + plan.unshared + ")"));
   plan.reads = reads_memory(space->body);
   std::vector<const VarDecl *> indexes = index_variables(space->body, 0);
+  plan.most_steps = 0;
   for (const Plan::Loop &l : plan.loops) {
+    long steps = constant_steps(l.loop, k.context());
+    plan.most_steps = steps < 0 || plan.most_steps < 0 ? -1 : std::max(plan.most_steps, steps);
     walk(l.loop.loop->getBody(), [&](const Stmt *s) {
       if (const auto *sub = dyn_cast<ArraySubscriptExpr>(s))
         plan.columns = plan.columns || column_read(sub->getIdx(), l.loop.var, indexes);
@@ -607,6 +654,9 @@ Expected<Output> apply(const Input &in, const Params &params) {
   g.by_items = order != params.end() && order->second == "items";
   if (g.lanes < 2 || g.lanes > 1024 || (g.lanes & (g.lanes - 1)) != 0)
     return not_applicable("lanes must be a power of two");
+  if (plan->most_steps >= 0 && g.lanes > plan->most_steps)
+    return not_applicable("the shared loops run at most " + std::to_string(plan->most_steps) + " steps, fewer than " +
+                          std::to_string(g.lanes) + " lanes");
   if (plan->scans && (g.lanes > 32 || g.by_items))
     return not_applicable("a scan's lanes must be consecutive threads of one warp (order=lanes, lanes <= 32)");
   if (g.lanes > 32 && !g.by_items) block = g.lanes; // a block per item
