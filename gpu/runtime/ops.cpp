@@ -286,9 +286,7 @@ json time(Replay &r, CUdevice dev, const json &q) {
       check(cuEventRecord(ev_start, stream), "cuEventRecord");
       r.launch(m, candidate ? shape : orig, params, stream);
       check(cuEventRecord(ev_stop, stream), "cuEventRecord");
-      check(cuEventSynchronize(ev_stop), "kernel execution");
-      float ms = 0;
-      check(cuEventElapsedTime(&ms, ev_start, ev_stop), "cuEventElapsedTime");
+      float ms = r.wait(ev_start, ev_stop);
       if (rep >= warmup) samples[s].push_back(ms * 1000.0);
     }
   cuEventDestroy(ev_start);

@@ -6,9 +6,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <set>
+#include <thread>
 #include <unistd.h>
 
 namespace kbcc::gpu::runtime {
@@ -78,6 +81,8 @@ Replay::~Replay() {
   }
   for (CUdeviceptr p : alloc_)
     if (p) cuMemFree(p);
+  for (CUevent e : {start_, stop_})
+    if (e) cuEventDestroy(e);
 }
 
 std::string Replay::params(const std::map<unsigned, int64_t> &overrides) const {
@@ -257,11 +262,41 @@ const std::vector<std::string> &Replay::run_scratch(Module &m, const std::vector
   return scratch_;
 }
 
+float Replay::wait(CUevent start, CUevent stop) {
+  using clock = std::chrono::steady_clock;
+  const double limit_ms = longest_ms_ > 0 ? std::max(kWatchdogFloorMs, kWatchdogFactor * longest_ms_) : 0;
+  const auto begun = clock::now();
+  for (;;) {
+    CUresult r = cuEventQuery(stop);
+    if (r == CUDA_SUCCESS) break;
+    if (r != CUDA_ERROR_NOT_READY) check(r, "kernel execution");
+    double waited_ms = std::chrono::duration<double, std::milli>(clock::now() - begun).count();
+    if (limit_ms > 0 && waited_ms > limit_ms) {
+      char text[160];
+      std::snprintf(text, sizeof text, "kernel execution: still running after %.0f ms (the longest finished: %.3f ms)",
+                    waited_ms, longest_ms_);
+      throw KernelTimeout(text);
+    }
+    if (waited_ms < 10)
+      std::this_thread::yield();
+    else
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  float ms = 0;
+  check(cuEventElapsedTime(&ms, start, stop), "cuEventElapsedTime");
+  longest_ms_ = std::max<double>(longest_ms_, ms);
+  return ms;
+}
+
 void Replay::run_into(Module &m, const std::vector<std::string> &inputs, const Shape &shape, const std::string &params,
                       std::vector<std::string> &out) {
+  for (CUevent *e : {&start_, &stop_})
+    if (!*e) check(cuEventCreate(e, CU_EVENT_DEFAULT), "cuEventCreate");
   upload(m, inputs);
+  check(cuEventRecord(start_, nullptr), "cuEventRecord");
   launch(m, shape, params);
-  check(cuCtxSynchronize(), "kernel execution");
+  check(cuEventRecord(stop_, nullptr), "cuEventRecord");
+  wait(start_, stop_);
   download(m, out);
 }
 

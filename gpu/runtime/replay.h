@@ -20,6 +20,12 @@ struct CudaError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A kernel that ran far longer than any this replay saw finish (Replay::wait):
+// it is still running, so the context is as lost as after a fault.
+struct KernelTimeout : CudaError {
+  using CudaError::CudaError;
+};
+
 // Throws CudaError naming `what` unless `r` is CUDA_SUCCESS.
 void check(CUresult r, const char *what);
 
@@ -63,7 +69,15 @@ public:
 
   void upload(const Module &m, const std::vector<std::string> &inputs, CUstream stream = nullptr);
   void launch(Module &m, const Shape &shape, const std::string &params, CUstream stream = nullptr);
-  // upload + launch + synchronize + download.
+  // Waits for the work between `start` and `stop`, events recorded around one
+  // launch, and returns its milliseconds. Throws CudaError on a fault, and
+  // KernelTimeout once it has run kWatchdogFactor times as long as the
+  // longest launch this replay has seen finish, and at least
+  // kWatchdogFloorMs; until one has finished there is no limit (the
+  // session's request timeout still holds).
+  float wait(CUevent start, CUevent stop);
+  static constexpr double kWatchdogFactor = 20, kWatchdogFloorMs = 1000;
+  // upload + launch + wait + download.
   std::vector<std::string> run(Module &m, const std::vector<std::string> &inputs, const Shape &shape,
                                const std::string &params);
   // run() into buffers the replay keeps, valid until the next call: a
@@ -121,6 +135,8 @@ private:
   std::vector<CUdeviceptr> alloc_;
   std::map<std::string, Module> modules_;
   uint64_t device_bytes_ = 0;
+  CUevent start_ = nullptr, stop_ = nullptr; // run_into()'s, made on first use
+  double longest_ms_ = 0;                    // the longest launch wait() saw finish
 };
 
 } // namespace kbcc::gpu::runtime

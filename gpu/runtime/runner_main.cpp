@@ -12,6 +12,7 @@
 #include "gpu/runtime/ops.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <list>
 #include <memory>
@@ -133,6 +134,14 @@ private:
   std::list<std::pair<std::string, std::unique_ptr<rt::Replay>>> entries_;
 };
 
+// The report of a CUDA error, which ends the process: a kernel that timed
+// out is marked so.
+json cuda_error_json(const rt::CudaError &e) {
+  json out = {{"error", e.what()}, {"cuda", true}};
+  if (dynamic_cast<const rt::KernelTimeout *>(&e)) out["timed_out"] = true;
+  return out;
+}
+
 // One request of `serve` or a one-shot verb.
 json handle(const std::string &op, const json &q, CUdevice dev, ReplayCache &cache) {
   if (op == "info") return rt::device_json(dev);
@@ -162,14 +171,17 @@ int serve(int device) {
       json q = json::parse(line);
       out = handle(q.value("op", ""), q, dev, cache);
     } catch (const rt::CudaError &e) {
-      out = {{"error", e.what()}, {"cuda", true}, {"fatal", true}};
+      out = cuda_error_json(e);
+      out["fatal"] = true;
       rc = 3;
     } catch (const std::exception &e) {
       out = {{"error", e.what()}};
     }
     std::printf("%s\n", out.dump(-1, ' ', false, json::error_handler_t::replace).c_str());
     std::fflush(stdout);
-    if (rc >= 0) return rc;
+    // A lost context (a fault, or a kernel still running): leave without
+    // the replays' destructors, which would wait for it.
+    if (rc >= 0) std::_Exit(rc);
   }
   return 0;
 }
@@ -179,19 +191,21 @@ int serve(int device) {
 int main(int argc, char **argv) {
   json out;
   int rc = 0;
+  ReplayCache cache; // outlives the handlers: a lost context must not be waited for
   try {
     Args a = parse_args(argc, argv);
     if (a.verb == "serve") return serve(a.device);
     if (a.verb != "info" && a.verb != "replay" && a.verb != "time" && a.verb != "launch")
       throw std::invalid_argument("usage: kbcc-gpu info|replay|time|launch|serve [options]");
     CUdevice dev = open_device(a.device);
-    ReplayCache cache;
     out = handle(a.verb == "replay" ? "check" : a.verb, a.request, dev, cache);
     if (a.verb == "replay" && out.contains("replay_pass")) out["pass"] = out["replay_pass"];
     if (out.contains("error")) rc = 3;
   } catch (const rt::CudaError &e) {
-    out = {{"error", e.what()}, {"cuda", true}};
-    rc = 3;
+    out = cuda_error_json(e);
+    std::printf("%s\n", out.dump(-1, ' ', false, json::error_handler_t::replace).c_str());
+    std::fflush(stdout);
+    std::_Exit(3);
   } catch (const std::exception &e) {
     out = {{"error", e.what()}};
     rc = 2;
