@@ -1,5 +1,6 @@
 #include "gpu/session.h"
 
+#include "support/log.h"
 #include "support/process.h"
 
 #include <algorithm>
@@ -57,7 +58,8 @@ CheckReport check_report(const json &j) {
     if (r.reason.empty()) r.reason = first_failure(round.value("buffers", json::array()), "fuzzed inputs: ");
   for (const json &v : j.value("shapes", json::array()))
     if (r.reason.empty())
-      r.reason = first_failure(v.value("buffers", json::array()), "arguments " + v.value("params", json()).dump() + ": ");
+      r.reason =
+          first_failure(v.value("buffers", json::array()), "arguments " + v.value("params", json()).dump() + ": ");
   return r;
 }
 
@@ -107,6 +109,7 @@ Expected<std::string> Session::request(const std::string &line) {
     std::string err = runner_->process.err_text();
     runner_->process.kill();
     runner_.reset();
+    log_line("kbcc-gpu runner replaced: " + why);
     return json{{"error", why + (err.empty() ? "" : ": " + err.substr(0, 500))}, {"crashed", true}}.dump();
   };
   if (!runner_->process.write_line(line)) return died("the runner is gone");
@@ -117,9 +120,10 @@ Expected<std::string> Session::request(const std::string &line) {
                     : "the runner died");
   json j = json::parse(*answer, nullptr, false);
   if (j.is_discarded()) return died("the runner printed no report");
-  if (j.value("fatal", false)) {
+  if (j.value("fatal", false)) { // a lost context: the runner has exited
     runner_->process.kill();
     runner_.reset();
+    log_line("kbcc-gpu runner replaced: " + j.value("error", std::string("a fatal error")));
   }
   seconds_ += j.value("seconds", 0.0);
   return *answer;

@@ -4,6 +4,7 @@
 #include "gpu/harness.h"
 #include "gpu/session.h"
 #include "support/fs.h"
+#include "support/log.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -190,8 +191,10 @@ TEST(Session, ACrashFailsOneRequestAndTheNextStartsAFreshRunner) {
   RunnerOptions o;
   // The first runner dies on its first request; later ones answer.
   std::string marker = f.dir + "/started";
-  o.runner = f.script("if [ -e " + marker + " ]; then while read -r line; do echo '{\"kernel\":\"k\",\"launched\":true,"
-                      "\"pass\":true}'; done; else touch " + marker + "; read -r line; echo oops >&2; kill -SEGV $$; fi");
+  o.runner = f.script("if [ -e " + marker +
+                      " ]; then while read -r line; do echo '{\"kernel\":\"k\",\"launched\":true,"
+                      "\"pass\":true}'; done; else touch " +
+                      marker + "; read -r line; echo oops >&2; kill -SEGV $$; fi");
   Session s(o);
   CheckRequest q;
   auto first = s.check(capture(), q);
@@ -216,10 +219,40 @@ TEST(Session, AHungRunnerTimesOutAndIsReplaced) {
   EXPECT_NE(r->error.find("timed out"), std::string::npos) << r->error;
 }
 
+// The runner's watchdog: a candidate that never finishes is a failed check,
+// the runner that gave it up is replaced, and kbcc's log says so.
+TEST(Session, AKernelTheRunnerGaveUpFailsItsCheckAndTheRunnerIsReplaced) {
+  Fake f;
+  std::string log = f.dir + "/kbcc.log";
+  kbcc::set_log_path(log);
+  RunnerOptions o;
+  std::string marker = f.dir + "/started";
+  o.runner = f.script("if [ -e " + marker +
+                      " ]; then while read -r line; do echo '{\"kernel\":\"k\",\"launched\":true,"
+                      "\"pass\":true}'; done; else touch " +
+                      marker +
+                      "; read -r line; echo '{\"error\":\"kernel execution: still running after 1002 ms (the longest "
+                      "finished: 0.150 ms)\",\"cuda\":true,\"fatal\":true,\"timed_out\":true}'; fi");
+  Session s(o);
+  auto hung = s.check(capture(), CheckRequest{});
+  ASSERT_TRUE(hung) << hung.error().message;
+  EXPECT_FALSE(hung->pass);
+  EXPECT_NE(hung->reason.find("still running after 1002 ms"), std::string::npos) << hung->reason;
+  auto next = s.check(capture(), CheckRequest{});
+  ASSERT_TRUE(next) << next.error().message;
+  EXPECT_TRUE(next->pass);
+  EXPECT_EQ(s.starts(), 2);
+  auto text = kbcc::read_file(log);
+  kbcc::set_log_path("");
+  ASSERT_TRUE(text);
+  EXPECT_NE(text->find("kbcc-gpu runner replaced: kernel execution: still running"), std::string::npos) << *text;
+}
+
 TEST(Session, FailuresAreDescribedFromTheFirstFailingBuffer) {
   Fake f;
   RunnerOptions o;
-  o.runner = f.script(R"(while read -r line; do echo '{"kernel":"k","launched":true,"pass":false,"buffers":[{"index":0,"pass":true}],"fuzz":[{"pass":false,"buffers":[{"index":2,"name":"y","pass":false,"mismatches":7,"max_abs_error":0.5}]}]}'; done)");
+  o.runner = f.script(
+      R"(while read -r line; do echo '{"kernel":"k","launched":true,"pass":false,"buffers":[{"index":0,"pass":true}],"fuzz":[{"pass":false,"buffers":[{"index":2,"name":"y","pass":false,"mismatches":7,"max_abs_error":0.5}]}]}'; done)");
   Session s(o);
   auto r = s.check(capture(), CheckRequest{});
   ASSERT_TRUE(r);
