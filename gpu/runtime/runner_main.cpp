@@ -134,6 +134,12 @@ private:
   std::list<std::pair<std::string, std::unique_ptr<rt::Replay>>> entries_;
 };
 
+// Prints one report line and flushes it (kbcc reads it before the process ends).
+void answer(const json &out) {
+  std::printf("%s\n", out.dump(-1, ' ', false, json::error_handler_t::replace).c_str());
+  std::fflush(stdout);
+}
+
 // The report of a CUDA error, which ends the process: a kernel that timed
 // out is marked so.
 json cuda_error_json(const rt::CudaError &e) {
@@ -177,8 +183,7 @@ int serve(int device) {
     } catch (const std::exception &e) {
       out = {{"error", e.what()}};
     }
-    std::printf("%s\n", out.dump(-1, ' ', false, json::error_handler_t::replace).c_str());
-    std::fflush(stdout);
+    answer(out);
     // A lost context (a fault, or a kernel still running): leave without
     // the replays' destructors, which would wait for it.
     if (rc >= 0) std::_Exit(rc);
@@ -203,13 +208,12 @@ int main(int argc, char **argv) {
     if (out.contains("error")) rc = 3;
   } catch (const rt::CudaError &e) {
     out = cuda_error_json(e);
-    std::printf("%s\n", out.dump(-1, ' ', false, json::error_handler_t::replace).c_str());
-    std::fflush(stdout);
+    answer(out);
     std::_Exit(3);
   } catch (const std::exception &e) {
     out = {{"error", e.what()}};
     rc = 2;
   }
-  std::printf("%s\n", out.dump(-1, ' ', false, json::error_handler_t::replace).c_str());
+  answer(out);
   return rc;
 }
