@@ -1,10 +1,12 @@
 #include "transform/streams.h"
 
+#include "transform/analysis.h"
 #include "transform/transform.h"
 
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace kbcc::transform {
@@ -176,6 +178,51 @@ bool is_index(const Expr *e, const VarDecl *i) {
   return ref && ref->getDecl() == i;
 }
 
+// Whether `e` is index `i`, through parentheses, implicit casts and explicit
+// casts to an integer type at least as wide as i's (which keep its value).
+bool is_index_value(const Expr *e, const VarDecl *i, const ASTContext &ctx) {
+  e = e->IgnoreParenImpCasts();
+  if (const auto *c = dyn_cast<ExplicitCastExpr>(e)) {
+    QualType t = c->getType();
+    if (!t->isIntegerType() || ctx.getTypeSize(t) < ctx.getTypeSize(i->getType())) return false;
+    return is_index_value(c->getSubExpr(), i, ctx);
+  }
+  return is_index(e, i);
+}
+
+// The field of subscript `e`: {1, 0} for i, {R, c} for R * i + c (either
+// operand order, c optional, constants R in [2, 64] and c in [0, R)); none
+// for any other subscript.
+struct Field {
+  unsigned record = 1, field = 0;
+};
+std::optional<Field> field_of(const Expr *e, const VarDecl *i, const ASTContext &ctx) {
+  if (is_index(e, i)) return Field{};
+  e = e->IgnoreParenImpCasts();
+  long long c = 0;
+  if (const auto *b = dyn_cast<BinaryOperator>(e); b && b->getOpcode() == BO_Add) {
+    const Expr *scaled = b->getLHS();
+    auto k = constant_value(b->getRHS(), ctx);
+    if (!k) {
+      scaled = b->getRHS();
+      k = constant_value(b->getLHS(), ctx);
+    }
+    if (!k) return std::nullopt;
+    c = *k;
+    e = scaled->IgnoreParenImpCasts();
+  }
+  const auto *m = dyn_cast<BinaryOperator>(e);
+  if (!m || m->getOpcode() != BO_Mul) return std::nullopt;
+  const Expr *index = m->getLHS();
+  auto r = constant_value(m->getRHS(), ctx);
+  if (!r) {
+    index = m->getRHS();
+    r = constant_value(m->getLHS(), ctx);
+  }
+  if (!r || *r < 2 || *r > 64 || c < 0 || c >= *r || !is_index_value(index, i, ctx)) return std::nullopt;
+  return Field{static_cast<unsigned>(*r), static_cast<unsigned>(c)};
+}
+
 // Whether the store statement's value is discarded (`p[i] = v;` stands alone).
 bool whole_statement(const CompoundStmt *body, const BinaryOperator *b) {
   bool found = false;
@@ -247,41 +294,57 @@ Expected<StreamPlan> stream_plan(const KernelAst &k) {
     Stream st;
     st.param = param;
     st.element_bytes = static_cast<unsigned>(k.context().getTypeSizeInChars(e).getQuantity());
+    bool one_record = true;
     for (const auto &[a, seen] : w.seen) {
       const auto *base = dyn_cast<DeclRefExpr>(a->getBase()->IgnoreParenImpCasts());
-      if (!base || base->getDecl() != param || !is_index(a->getIdx(), p.index)) continue;
+      if (!base || base->getDecl() != param) continue;
+      auto f = field_of(a->getIdx(), p.index, k.context());
+      if (!f) continue;
       if (seen.store && !whole_statement(s->body, seen.store)) continue;
-      st.accesses.push_back({a, seen.store, seen.always, seen.in_loop});
+      if (!st.accesses.empty() && f->record != st.record) one_record = false;
+      st.record = f->record;
+      st.accesses.push_back({a, seen.store, seen.always, seen.in_loop, f->field});
     }
-    if (st.accesses.empty() || references(s->body, param) != static_cast<int>(st.accesses.size())) continue;
+    if (st.accesses.empty() || !one_record || references(s->body, param) != static_cast<int>(st.accesses.size()))
+      continue;
     std::sort(st.accesses.begin(), st.accesses.end(), [&](const StreamAccess &x, const StreamAccess &y) {
       return k.offset(x.expr->getBeginLoc()) < k.offset(y.expr->getBeginLoc());
     });
-    std::set<const Expr *> all, stores;
-    for (const StreamAccess &a : st.accesses) {
-      all.insert(a.expr);
-      if (a.store) stores.insert(a.expr);
+    // Each field must be accessed (stored) by every item.
+    st.every_item = st.stored_every_item = true;
+    bool stored = false;
+    for (unsigned c = 0; c < st.record; ++c) {
+      std::set<const Expr *> all, stores;
+      for (const StreamAccess &a : st.accesses)
+        if (a.field == c) {
+          all.insert(a.expr);
+          if (a.store) stores.insert(a.expr);
+        }
+      st.all_fields = st.all_fields && !all.empty();
+      st.every_item = st.every_item && must_access(s->body, all, p.index);
+      stored = stored || !stores.empty();
+      st.stored_every_item = st.stored_every_item && must_access(s->body, stores, p.index);
     }
-    st.every_item = must_access(s->body, all, p.index);
-    st.stored_every_item = !stores.empty() && must_access(s->body, stores, p.index);
+    st.stored_every_item = stored && st.stored_every_item;
     p.streams.push_back(std::move(st));
   }
   return p;
 }
 
-bool load_precedes_stores(const KernelAst &k, const StreamPlan &p, const StreamAccess &l) {
+bool load_precedes_stores(const KernelAst &k, const StreamPlan &p, const StreamAccess &l,
+                          const std::set<size_t> &ignored) {
   size_t at = k.offset(l.expr->getBeginLoc());
   if (at == std::string::npos) return false;
   for (const StreamPlan::Write &w : p.writes)
-    if (at >= w.at && !(at >= w.value_begin && at < w.value_end)) return false;
+    if (!ignored.count(w.at) && at >= w.at && !(at >= w.value_begin && at < w.value_end)) return false;
   return true;
 }
 
-bool first_write(const KernelAst &k, const StreamPlan &p, const StreamAccess &store) {
+bool first_write(const KernelAst &k, const StreamPlan &p, const StreamAccess &store, const std::set<size_t> &ignored) {
   size_t at = k.offset(store.store->getBeginLoc()), end = 0, b = 0;
   if (at == std::string::npos || !k.span(store.store->getSourceRange(), b, end)) return false;
   return std::all_of(p.writes.begin(), p.writes.end(),
-                     [&](const StreamPlan::Write &w) { return w.at == at || w.at >= end; });
+                     [&](const StreamPlan::Write &w) { return w.at == at || w.at >= end || ignored.count(w.at); });
 }
 
 } // namespace kbcc::transform

@@ -4,7 +4,12 @@
 // vectorized_loads: each thread handles V consecutive items, i0 = thread * V,
 // with one 16-byte (or V-element) load per read stream and one store per
 // written stream when all V items pass the bound guards (fast path), else the
-// items one by one as before (tail). A stream is vectorized when every access
+// items one by one as before (tail). A stream of records of R elements
+// (p[R * i + c]) is loaded or stored as the V items' R * V elements, in
+// 16-byte pieces where its alignment allows; every field must be accessed,
+// a stored record's fields each stored by every item, and the accesses must
+// be in order (below), so that the vector holds exactly the elements the
+// items access. A stream is vectorized when every access
 // runs outside loops, and every read for every in-range item (a read behind a
 // branch counts when every item reads or writes the stream, as in
 // `y[i] = c ? 0 : y[i] * s` or an if and an else that both do); a read stream
@@ -45,6 +50,9 @@ using namespace clang;
 
 namespace {
 
+// The longest record a vector holds: R * V elements of up to 16 / V bytes.
+constexpr unsigned kMaxRecord = 4;
+
 struct Vector {
   const Stream *stream = nullptr;
   bool load = false, store = false; // both: an updated stream
@@ -53,7 +61,21 @@ struct Vector {
   // Stored behind a data-dependent branch: __kbcc_m<n>, whose bit l is set
   // when item l stored; "" otherwise.
   std::string mask;
-  size_t stored_at = 0;             // the store statement's offset in the definition
+  size_t stored_at = 0; // the store statement's offset in the definition
+
+  // The vector's elements for V items: R * V.
+  unsigned elements(unsigned lanes) const { return stream->record * lanes; }
+  // Its alignment in bytes: the largest power of two up to 16 that divides
+  // its size (its first element is R * V elements past an aligned pointer).
+  unsigned alignment(unsigned lanes) const {
+    unsigned bytes = elements(lanes) * stream->element_bytes;
+    return std::min(16u, bytes & -bytes);
+  }
+  // The fast path's first element: `p + __kbcc_i0`, or `p + R * __kbcc_i0`.
+  std::string start() const {
+    std::string p = stream->param->getName().str();
+    return stream->record > 1 ? p + " + " + std::to_string(stream->record) + "ull * __kbcc_i0" : p + " + __kbcc_i0";
+  }
 };
 
 // Whether access `a` of stream `s` may read what memory held before the
@@ -64,7 +86,8 @@ bool reads_memory(const KernelAst &k, const Stream &s, const StreamAccess &a) {
   size_t at = k.offset(a.expr->getBeginLoc());
   return std::none_of(s.accesses.begin(), s.accesses.end(), [&](const StreamAccess &st) {
     size_t b = 0, x = 0;
-    return st.store && st.always && !st.reads() && k.span(st.store->getSourceRange(), b, x) && x <= at;
+    return st.field == a.field && st.store && st.always && !st.reads() && k.span(st.store->getSourceRange(), b, x) &&
+           x <= at;
   });
 }
 
@@ -78,11 +101,16 @@ bool reads_memory(const KernelAst &k, const Stream &s, const StreamAccess &a) {
 // pointers then known distinct, and the body touching no other memory), a
 // stream may be read after stores and stored more than once: each item's
 // element holds the value its last store wrote. Sets `load`/`store` to the
-// vector's kind; `order` when only the order refuses it.
+// vector's kind; `order` when only the order refuses it. A stream of records
+// (Stream::record > 1) needs every field accessed, a stored one every field
+// stored by every item (the whole records are stored), and `ordered`.
 std::string unvectorizable(const KernelAst &k, const StreamPlan &p, const Stream &s, bool ordered, bool &load,
                            bool &store, bool &order) {
   if (s.element_bytes == 0 || s.element_bytes > 8 || (s.element_bytes & (s.element_bytes - 1)))
     return "its elements are not 1, 2, 4 or 8 bytes";
+  std::string records = "its records of " + std::to_string(s.record) + " elements";
+  if (s.record > kMaxRecord) return records + " are longer than " + std::to_string(kMaxRecord);
+  if (!s.all_fields) return "only some fields of " + records + " are accessed";
   // A read behind a branch may take its element from the vector when every
   // item reads or writes its element: the kernel as written then accesses
   // all the vector's elements too. A store behind one is masked
@@ -94,13 +122,22 @@ std::string unvectorizable(const KernelAst &k, const StreamPlan &p, const Stream
   load =
       std::any_of(s.accesses.begin(), s.accesses.end(), [&](const StreamAccess &a) { return reads_memory(k, s, a); });
   store = std::any_of(s.accesses.begin(), s.accesses.end(), [](const StreamAccess &a) { return a.store; });
+  if (s.record > 1 && store && !s.stored_every_item) return "a field of " + records + " is stored only by some items";
   order = true;
-  if (!ordered) return "";
-  if (std::count_if(s.accesses.begin(), s.accesses.end(), [](const StreamAccess &a) { return a.store; }) > 1)
-    return "it is stored more than once";
-  for (const StreamAccess &a : s.accesses)
-    if (a.reads() && !(a.store ? first_write(k, p, a) : load_precedes_stores(k, p, a)))
+  if (!ordered) return s.record > 1 ? records + " may overlap another stream's elements" : "";
+  for (unsigned c = 0; c < s.record; ++c)
+    if (std::count_if(s.accesses.begin(), s.accesses.end(),
+                      [&](const StreamAccess &a) { return a.store && a.field == c; }) > 1)
+      return s.record > 1 ? "a field of " + records + " is stored more than once" : "it is stored more than once";
+  for (const StreamAccess &a : s.accesses) {
+    // The stores of the record's other fields touch other elements, which
+    // the vector holds apart from this one.
+    std::set<size_t> other_fields;
+    for (const StreamAccess &st : s.accesses)
+      if (st.store && st.field != a.field) other_fields.insert(k.offset(st.store->getBeginLoc()));
+    if (a.reads() && !(a.store ? first_write(k, p, a, other_fields) : load_precedes_stores(k, p, a, other_fields)))
       return "it is read after a store of the body";
+  }
   return "";
 }
 
@@ -238,7 +275,7 @@ Expected<std::string> inner_text(const KernelAst &k, const CompoundStmt *body, c
 // for a masked one not stored by every item, the elements whose items stored.
 std::string vector_store(const Vector &v, unsigned lanes) {
   std::string p = v.stream->param->getName().str();
-  std::string whole = "*reinterpret_cast<" + v.type + " *>(" + p + " + __kbcc_i0) = " + v.name + ";\n";
+  std::string whole = "*reinterpret_cast<" + v.type + " *>(" + v.start() + ") = " + v.name + ";\n";
   if (v.mask.empty()) return "    " + whole;
   std::string m = v.mask, V = std::to_string(lanes);
   return "    if (" + m + " == " + std::to_string((1u << lanes) - 1) + "u) " + whole +
@@ -254,7 +291,7 @@ Expected<std::string> fast_copy(const KernelAst &k, const Plan &p, unsigned lane
     for (const StreamAccess &a : v.stream->accesses) {
       size_t b = 0, x = 0;
       if (!k.span(a.expr->getSourceRange(), b, x)) return not_applicable("a stream access is written in a macro");
-      e.replace(b, x, v.name + ".e[" + l + "]");
+      e.replace(b, x, v.name + ".e[" + std::to_string(v.stream->record * lane + a.field) + "]");
       // `p[i] = v` -> `(__kbcc_m<n> |= bit, p[i] = v)`, of the same value.
       if (!v.mask.empty() && a.store) {
         size_t sb = 0, sx = 0;
@@ -285,8 +322,8 @@ Expected<Output> vector_apply(const Input &in, const Params &params) {
   std::string body = "{\n";
   for (const Vector &v : p->vectors) {
     QualType t = v.stream->param->getType()->getPointeeType().getUnqualifiedType();
-    body += "  struct __align__(" + std::to_string(p->lanes * v.stream->element_bytes) + ") " + v.type + " { " +
-            t.getAsString() + " e[" + V + "]; };\n";
+    body += "  struct __align__(" + std::to_string(v.alignment(p->lanes)) + ") " + v.type + " { " + t.getAsString() +
+            " e[" + std::to_string(v.elements(p->lanes)) + "]; };\n";
   }
   body += "  const unsigned long long __kbcc_i0 = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) * " + V +
           "ull;\n  if (";
@@ -294,9 +331,8 @@ Expected<Output> vector_apply(const Input &in, const Params &params) {
     body += std::string(i ? " && " : "") + "(long long)__kbcc_i0 + " + V + " <= (long long)" + p->bounds[i];
   body += ") {\n";
   for (const Vector &v : p->vectors) {
-    std::string name = v.stream->param->getName().str();
     body += "    " + std::string(v.store ? "" : "const ") + v.type + " " + v.name;
-    body += v.load ? " = *reinterpret_cast<const " + v.type + " *>(" + name + " + __kbcc_i0);\n" : std::string(";\n");
+    body += v.load ? " = *reinterpret_cast<const " + v.type + " *>(" + v.start() + ");\n" : std::string(";\n");
     if (!v.mask.empty()) body += "    unsigned " + v.mask + " = 0u;\n";
   }
   for (unsigned lane = 0; lane < p->lanes; ++lane) {
@@ -328,7 +364,7 @@ Expected<Output> vector_apply(const Input &in, const Params &params) {
   m.preconditions.push_back(coverage_precondition(p->streams.space, 0, unit));
   for (const Vector &v : p->vectors)
     m.preconditions.push_back("aligned(" + v.stream->param->getName().str() + ", " +
-                              std::to_string(p->lanes * v.stream->element_bytes) + ")");
+                              std::to_string(v.alignment(p->lanes)) + ")");
   const std::vector<Stream> &all = p->streams.streams;
   for (size_t a = 0; p->distinct && a < all.size(); ++a)
     for (size_t b = a + 1; b < all.size(); ++b)
@@ -410,9 +446,11 @@ Expected<Output> hint_apply(const Input &in, const Params &) {
       e.insert(vx, ")");
       continue;
     }
-    std::string op = BinaryOperator::getOpcodeStr(BinaryOperator::getOpForCompoundAssignment(a->store->getOpcode())).str();
-    e.replace(b, vb, "__stcs(&" + access + ", (" + type_text(a->expr->getType(), k.context()) + ")(__ldcs(&" + access +
-                         ") " + op + " (");
+    std::string op =
+        BinaryOperator::getOpcodeStr(BinaryOperator::getOpForCompoundAssignment(a->store->getOpcode())).str();
+    e.replace(b, vb,
+              "__stcs(&" + access + ", (" + type_text(a->expr->getType(), k.context()) + ")(__ldcs(&" + access + ") " +
+                  op + " (");
     e.insert(vx, ")))");
   }
   auto text = e.apply(k.source());
