@@ -145,6 +145,7 @@ Expected<CheckReport> Session::check(const CaptureInfo &c, const CheckRequest &q
   }
   for (const auto &[param, type] : q.types)
     j["types"][std::to_string(param)] = element_type_name(type);
+  add_expectation(j, c);
   auto answer = request(j.dump());
   if (!answer) return answer.error();
   json a = json::parse(*answer);
@@ -159,14 +160,23 @@ Expected<std::vector<TimingStats>> Session::time(const CaptureInfo &c, const Tim
   j["warmup"] = q.warmup;
   j["reps"] = q.reps;
   j["flush"] = q.flush_l2;
+  add_expectation(j, c);
   auto answer = request(j.dump());
   if (!answer) return answer.error();
   json a = json::parse(*answer);
   if (a.contains("error")) return make_error("timing of capture " + c.id + ": " + a["error"].get<std::string>());
   std::vector<TimingStats> out;
-  for (const json &r : a.value("runs", json::array()))
+  double &longest = longest_ms_[c.manifest];
+  for (const json &r : a.value("runs", json::array())) {
     out.push_back(stats_from(r));
+    longest = std::max(longest, out.back().max_us / 1000);
+  }
   return out;
+}
+
+void Session::add_expectation(json &request, const CaptureInfo &c) const {
+  auto it = longest_ms_.find(c.manifest);
+  if (it != longest_ms_.end() && it->second > 0) request["expect_ms"] = it->second;
 }
 
 void Session::drop() {

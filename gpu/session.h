@@ -9,6 +9,7 @@
 
 #include <map>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,8 +46,8 @@ struct CheckRequest {
 
 struct CheckReport {
   bool launched = false;
-  bool pass = false; // captured outputs, fuzzed inputs and variations all within tolerance
-  std::string error; // the candidate did not run (fault, missing kernel) or the runner died
+  bool pass = false;  // captured outputs, fuzzed inputs and variations all within tolerance
+  std::string error;  // the candidate did not run (fault, missing kernel) or the runner died
   std::string reason; // the first failure, for people
   double max_error = 0;
   double tolerance = 0; // the largest absolute tolerance applied
@@ -84,7 +85,11 @@ private:
   // Sends one JSON request; the parsed response, or {"error","crashed"} when
   // the runner died or hung (it is then restarted on the next request).
   Expected<std::string> request(const std::string &json_line);
+  // Adds "expect_ms", the longest launch of capture `c` timed so far, to a
+  // request: the runner's watchdog bounds even its first launch by it.
+  void add_expectation(nlohmann::json &request, const CaptureInfo &c) const;
   RunnerOptions options_;
+  std::map<std::string, double> longest_ms_; // per capture manifest, from time() answers
   std::unique_ptr<Runner> runner_;
   double seconds_ = 0;
   int starts_ = 0;

@@ -157,6 +157,7 @@ json handle(const std::string &op, const json &q, CUdevice dev, ReplayCache &cac
   }
   if (!q.contains("capture")) throw std::invalid_argument("--capture is required");
   rt::Replay &r = cache.get(q);
+  r.expect(q.value("expect_ms", 0.0));
   if (op == "check") return rt::check(r, q);
   if (op == "time") return rt::time(r, dev, q);
   if (op == "launch") return rt::launch(r, q);

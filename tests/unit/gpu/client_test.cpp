@@ -248,6 +248,37 @@ TEST(Session, AKernelTheRunnerGaveUpFailsItsCheckAndTheRunnerIsReplaced) {
   EXPECT_NE(text->find("kbcc-gpu runner replaced: kernel execution: still running"), std::string::npos) << *text;
 }
 
+// Every request after a timing carries the longest launch timed for its
+// capture, to every runner of the session: a fresh runner's watchdog then
+// bounds its first launch too.
+TEST(Session, RequestsCarryTheLongestLaunchTimedForTheirCapture) {
+  Fake f;
+  RunnerOptions o;
+  std::string marker = f.dir + "/started";
+  // The first runner answers a check (passing only when told 0.25 ms),
+  // then a timing whose slowest run took 250 us, then exits; the second
+  // answers checks the same way.
+  std::string checks =
+      R"(case "$line" in *'"expect_ms":0.25'*) echo '{"kernel":"k","launched":true,"pass":true}' ;; *) echo '{"kernel":"k","launched":true,"pass":false}' ;; esac)";
+  o.runner = f.script(
+      "if [ -e " + marker + " ]; then while read -r line; do " + checks + "; done; else touch " + marker +
+      "; read -r line; " + checks +
+      R"(; read -r line; echo '{"kernel":"k","seconds":0.1,"runs":[{"median_us":200,"max_us":250,"reps":5}]}'; fi)");
+  Session s(o);
+  auto before = s.check(capture(), CheckRequest{});
+  ASSERT_TRUE(before) << before.error().message;
+  EXPECT_FALSE(before->pass);
+  auto timing = s.time(capture(), TimeRequest{});
+  ASSERT_TRUE(timing) << timing.error().message;
+  auto after = s.check(capture(), CheckRequest{});
+  ASSERT_TRUE(after) << after.error().message;
+  EXPECT_FALSE(after->pass); // the first runner has exited: this request restarted it
+  auto next = s.check(capture(), CheckRequest{});
+  ASSERT_TRUE(next) << next.error().message;
+  EXPECT_TRUE(next->pass);
+  EXPECT_EQ(s.starts(), 2);
+}
+
 TEST(Session, FailuresAreDescribedFromTheFirstFailingBuffer) {
   Fake f;
   RunnerOptions o;
