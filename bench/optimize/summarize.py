@@ -44,6 +44,8 @@ GROUPS = [
     ("private", "Kernels in an anonymous namespace, maxima picked with ?:"),
     ("fresh", "Kernels written after every transform, in ten other domains"),
     ("novel", "Kernels written after every transform: bounds from the row, offsets or a mask, online updates"),
+    ("layers", "Kernels written after every transform: layers of neural networks"),
+    ("records", "Streams of records: interleaved pairs and pixels"),
 ]
 
 
