@@ -122,7 +122,8 @@ std::string unvectorizable(const KernelAst &k, const StreamPlan &p, const Stream
   load =
       std::any_of(s.accesses.begin(), s.accesses.end(), [&](const StreamAccess &a) { return reads_memory(k, s, a); });
   store = std::any_of(s.accesses.begin(), s.accesses.end(), [](const StreamAccess &a) { return a.store; });
-  if (s.record > 1 && store && !s.stored_every_item) return "a field of " + records + " is stored only by some items";
+  if (s.record > 1 && store && !s.stored_every_item)
+    return "not every field of " + records + " is stored by every item";
   order = true;
   if (!ordered) return s.record > 1 ? records + " may overlap another stream's elements" : "";
   for (unsigned c = 0; c < s.record; ++c)
