@@ -1039,6 +1039,17 @@ bool unit_stride(const Expr *e, const VarDecl *var) {
   return plain == 1;
 }
 
+const Expr *strip_int_casts(const Expr *e, const ASTContext &ctx, unsigned min_bits) {
+  while (true) {
+    e = e->IgnoreParenImpCasts();
+    const auto *c = dyn_cast<ExplicitCastExpr>(e);
+    if (!c || !c->getType()->isIntegerType() || !c->getSubExpr()->getType()->isIntegerType() ||
+        ctx.getTypeSize(c->getType()) < min_bits)
+      return e;
+    e = c->getSubExpr();
+  }
+}
+
 bool same_expr(const Expr *a, const Expr *b, const ASTContext &ctx) {
   llvm::FoldingSetNodeID x, y;
   a->IgnoreParenImpCasts()->Profile(x, ctx, /*Canonical=*/true);

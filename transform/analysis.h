@@ -263,6 +263,10 @@ void signed_terms(const clang::Expr *e, bool negated, std::vector<const clang::E
 // term reads it: consecutive values of `var` address consecutive elements.
 bool unit_stride(const clang::Expr *e, const clang::VarDecl *var);
 
+// `e` without parentheses, implicit casts and explicit casts between
+// integers to a type of `min_bits` or more.
+const clang::Expr *strip_int_casts(const clang::Expr *e, const clang::ASTContext &ctx, unsigned min_bits = 32);
+
 // Structural equality of two expressions (same operators, same variables, same literals).
 bool same_expr(const clang::Expr *a, const clang::Expr *b, const clang::ASTContext &ctx);
 

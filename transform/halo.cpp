@@ -159,19 +159,6 @@ struct Items {
   std::string col(const std::string &q) const { return "(" + q + " % " + std::to_string(cols) + "u)"; }
 };
 
-// `e` without parentheses, implicit casts and explicit casts between
-// integers of 32 bits or more.
-const Expr *strip_int_casts(const Expr *e, const ASTContext &ctx) {
-  while (true) {
-    e = e->IgnoreParenImpCasts();
-    const auto *c = dyn_cast<ExplicitCastExpr>(e);
-    if (!c || !c->getType()->isIntegerType() || !c->getSubExpr()->getType()->isIntegerType() ||
-        ctx.getTypeSize(c->getType()) < 32)
-      return e;
-    e = c->getSubExpr();
-  }
-}
-
 // `s` that also writes reads of blockIdx.z and gridDim.z, a batch index
 // every thread of a block shares: the tile is the block's.
 Subst with_batch(Subst s) {

@@ -178,21 +178,10 @@ bool is_index(const Expr *e, const VarDecl *i) {
   return ref && ref->getDecl() == i;
 }
 
-// Whether `e` is index `i`, through parentheses, implicit casts and explicit
-// casts to an integer type at least as wide as i's (which keep its value).
-bool is_index_value(const Expr *e, const VarDecl *i, const ASTContext &ctx) {
-  e = e->IgnoreParenImpCasts();
-  if (const auto *c = dyn_cast<ExplicitCastExpr>(e)) {
-    QualType t = c->getType();
-    if (!t->isIntegerType() || ctx.getTypeSize(t) < ctx.getTypeSize(i->getType())) return false;
-    return is_index_value(c->getSubExpr(), i, ctx);
-  }
-  return is_index(e, i);
-}
-
 // The field of subscript `e`: {1, 0} for i, {R, c} for R * i + c (either
-// operand order, c optional, constants R in [2, 64] and c in [0, R)); none
-// for any other subscript.
+// operand order, c optional, constants R in [2, 64] and c in [0, R), i
+// through casts to integer types at least as wide as its own, which keep its
+// value); none for any other subscript.
 struct Field {
   unsigned record = 1, field = 0;
 };
@@ -219,7 +208,9 @@ std::optional<Field> field_of(const Expr *e, const VarDecl *i, const ASTContext 
     index = m->getRHS();
     r = constant_value(m->getLHS(), ctx);
   }
-  if (!r || *r < 2 || *r > 64 || c < 0 || c >= *r || !is_index_value(index, i, ctx)) return std::nullopt;
+  if (!r || *r < 2 || *r > 64 || c < 0 || c >= *r ||
+      !is_index(strip_int_casts(index, ctx, ctx.getTypeSize(i->getType())), i))
+    return std::nullopt;
   return Field{static_cast<unsigned>(*r), static_cast<unsigned>(c)};
 }
 
@@ -312,7 +303,6 @@ Expected<StreamPlan> stream_plan(const KernelAst &k) {
     });
     // Each field must be accessed (stored) by every item.
     st.every_item = st.stored_every_item = true;
-    bool stored = false;
     for (unsigned c = 0; c < st.record; ++c) {
       std::set<const Expr *> all, stores;
       for (const StreamAccess &a : st.accesses)
@@ -322,10 +312,8 @@ Expected<StreamPlan> stream_plan(const KernelAst &k) {
         }
       st.all_fields = st.all_fields && !all.empty();
       st.every_item = st.every_item && must_access(s->body, all, p.index);
-      stored = stored || !stores.empty();
       st.stored_every_item = st.stored_every_item && must_access(s->body, stores, p.index);
     }
-    st.stored_every_item = stored && st.stored_every_item;
     p.streams.push_back(std::move(st));
   }
   return p;

@@ -83,3 +83,15 @@ __global__ void read_after_store(const float *x, float *y, float *w, int n) {
     w[i] = a + x[2 * i + 1];
   }
 }
+
+// Pairs indexed through widening casts of the index (R = 2).
+__global__ void pairs_wide(const float *x, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = x[(long long)i * 2] - x[2 * (size_t)i + 1];
+}
+
+// Refused as a record: the index narrowed by a cast may wrap.
+__global__ void pairs_narrow(const float *x, float *out, long long n) {
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = x[(int)i * 2] - x[(int)i * 2 + 1];
+}
