@@ -740,12 +740,30 @@ std::vector<Selection> selections(const ForStmt *loop, const ASTContext &ctx) {
   return kept;
 }
 
+// The variables of the counted loops nested in `loop` that are declared
+// outside it and used only by loops that set them first (`int j, k; for (j
+// = 0; ...) for (k = 0; ...)`): no value they hold after such a loop is read,
+// so they carry nothing out of `loop`'s iterations.
+namespace {
+std::set<const VarDecl *> nested_counters(const ForStmt *loop) {
+  std::set<const VarDecl *> out;
+  walk(loop->getBody(), [&](const Stmt *s) {
+    const auto *f = dyn_cast<ForStmt>(s);
+    auto cl = f ? counted_loop(f) : std::nullopt;
+    const auto *fn = cl ? dyn_cast_or_null<FunctionDecl>(cl->var->getParentFunctionOrMethod()) : nullptr;
+    if (fn && isa<BinaryOperator>(f->getInit()) && loop_counter(fn->getBody(), cl->var)) out.insert(cl->var);
+  });
+  return out;
+}
+} // namespace
+
 std::optional<std::vector<Accumulation>> accumulations(const ForStmt *loop, const ASTContext &ctx,
                                                        const std::set<const VarDecl *> &skip) {
   std::map<const VarDecl *, std::vector<const Stmt *>> writes;
+  std::set<const VarDecl *> counters = nested_counters(loop);
   auto target = [&](const Expr *lhs) -> const VarDecl * {
     const VarDecl *v = outer_scalar(lhs, loop, ctx);
-    return v && !skip.count(v) ? v : nullptr;
+    return v && !skip.count(v) && !counters.count(v) ? v : nullptr;
   };
   bool escapes = false;
   walk(loop->getBody(), [&](const Stmt *x) {

@@ -24,9 +24,13 @@ private:
 } // namespace
 
 std::vector<std::optional<int64_t>> captured_values(const clang::Expr *e, const Input &in) {
-  std::vector<std::optional<int64_t>> out(in.arguments.size());
   auto text = as_mapping_expr(e);
-  auto parsed = text ? launch::parse_expr(*text) : Expected<launch::ExprPtr>(make_error("not a mapping expression"));
+  return text ? captured_values(*text, in) : std::vector<std::optional<int64_t>>(in.arguments.size());
+}
+
+std::vector<std::optional<int64_t>> captured_values(const std::string &text, const Input &in) {
+  std::vector<std::optional<int64_t>> out(in.arguments.size());
+  auto parsed = launch::parse_expr(text);
   if (!parsed) return out;
   for (size_t i = 0; i < in.arguments.size(); ++i)
     if (auto v = launch::evaluate(**parsed, ArgumentScope(in.arguments[i]))) out[i] = *v;

@@ -18,5 +18,8 @@ namespace kbcc::transform {
 // `e` is not built from integer parameters, literals and locals holding
 // such values (as_mapping_expr).
 std::vector<std::optional<int64_t>> captured_values(const clang::Expr *e, const Input &in);
+// The same for an expression of the mapping language (launch/expr.h) that
+// reads only integer parameters.
+std::vector<std::optional<int64_t>> captured_values(const std::string &text, const Input &in);
 
 } // namespace kbcc::transform

@@ -24,8 +24,11 @@
 // block barriers, so the shared loops and the stores outside them must sit at
 // the top level of the body (or of its last statement `if (C) { ... }`), where
 // every thread that has not returned (or failed C) reaches them; exited
-// threads do not hold a barrier up.
+// threads do not hold a barrier up. With nest=flat, a shared loop whose body
+// is one counted loop with a fixed range, that only accumulates, runs its
+// (outer, inner) pairs as one range across the lanes.
 #include "cache/variant.h"
+#include "transform/captured.h"
 #include "transform/edits.h"
 #include "transform/index_space.h"
 #include "transform/transform.h"
@@ -52,18 +55,23 @@ struct Plan {
     std::vector<Selection> sels;
     std::optional<Accumulation> scan; // a running accumulation its iteration reads (scan_of)
     const Expr *term = nullptr;       // the scan's new term
+    std::optional<CountedLoop> inner; // the loop its body is, when the two can run as one range (flat_inner)
   };
-  std::vector<Loop> loops;              // shared across the group
-  std::vector<const Stmt *> lane0;      // stores outside shared loops
-  bool reads = false;                   // the kernel reads memory (barriers after stores)
-  bool float_reduction = false;         // some shared reduction is floating point
-  std::vector<std::string> trip_counts; // of the shared loops, mapping language
+  std::vector<Loop> loops;                   // shared across the group
+  std::vector<const Stmt *> lane0;           // stores outside shared loops
+  bool reads = false;                        // the kernel reads memory (barriers after stores)
+  bool float_reduction = false;              // some shared reduction is floating point
+  std::vector<std::string> trip_counts;      // of the shared loops, mapping language
+  std::vector<std::string> flat_trip_counts; // the same with nests flattened
   std::set<std::string> size_params;
-  bool top_level = true; // the shared loops and lane-0 statements are top-level statements of the body
-  bool columns = false;  // a shared loop reads X[t * S + i]: items-major groups read it contiguously
-  bool scans = false;    // a shared loop is a scan: groups stay within a warp, lanes consecutive
-  std::string unshared;  // why the first loop that cannot be shared cannot
-  long most_steps = -1;  // the most steps of a shared loop when each runs a constant count, else -1
+  std::set<std::string> flat_size_params; // also read by bounds of inner loops flattened
+  bool top_level = true;                  // the shared loops and lane-0 statements are top-level statements of the body
+  bool columns = false;                   // a shared loop reads X[t * S + i]: items-major groups read it contiguously
+  bool scans = false;                     // a shared loop is a scan: groups stay within a warp, lanes consecutive
+  std::string unshared;                   // why the first loop that cannot be shared cannot
+  long most_steps = -1;                   // the most steps of a shared loop when each runs a constant count, else -1
+  long most_flat_steps = -1;              // the same with nests flattened (nest=flat)
+  bool nests = false;                     // some shared loop is a nest that can run as one range
 };
 
 // How threads form groups: `lanes` per item, `items` per block; by_items: a
@@ -71,6 +79,7 @@ struct Plan {
 struct Groups {
   long lanes = 32, items = 1;
   bool by_items = false;
+  bool flat = false; // nests run as one range (nest=flat)
   long block() const { return lanes * items; }
   // Lanes of one group in one warp.
   long per_warp() const { return by_items ? std::max(1L, 32 / items) : std::min(lanes, 32L); }
@@ -179,7 +188,10 @@ std::optional<Plan::Loop> scan_of(const CountedLoop &cl, const ASTContext &ctx) 
     if (!isa<Expr>(st) || assigns(st, v)) return std::nullopt;
   auto others = accumulations(cl.loop, ctx, {v}); // nothing else outside the loop is written
   if (!others || !others->empty()) return std::nullopt;
-  Plan::Loop l{cl, {}, {}, acc, term};
+  Plan::Loop l;
+  l.loop = cl;
+  l.scan = acc;
+  l.term = term;
   return l;
 }
 
@@ -247,7 +259,11 @@ std::optional<Plan::Loop> shared_loop(const ForStmt *f, const ASTContext &ctx, s
     why = conflict;
     return std::nullopt;
   }
-  return Plan::Loop{*cl, *accs, sels};
+  Plan::Loop l;
+  l.loop = *cl;
+  l.accs = *accs;
+  l.sels = sels;
+  return l;
 }
 
 // Walks the body: loops that can be shared are; other statements that store
@@ -335,6 +351,32 @@ bool column_read(const Expr *index, const VarDecl *var, const std::vector<const 
   return item && strided;
 }
 
+// The inner loop of shared loop `l` when the two can run as one flattened
+// range: `l`'s body is a single counted loop whose start and bound refer
+// neither to `l`'s variable nor to a variable the nest writes and have no
+// side effects (the nest is rectangular and its inner range fixed), and the
+// nest accumulates without selections or a scan and stores nothing to
+// memory (each lane then runs a set of (outer, inner) pairs with no other
+// effect than its partials).
+std::optional<CountedLoop> flat_inner(const Plan::Loop &l, const ASTContext &ctx) {
+  if (l.scan || !l.sels.empty() || l.accs.empty()) return std::nullopt;
+  const Stmt *body = l.loop.loop->getBody();
+  if (const auto *c = dyn_cast<CompoundStmt>(body); c && c->size() == 1) body = c->body_front();
+  const auto *f = dyn_cast<ForStmt>(body);
+  auto inner = f ? counted_loop(f) : std::nullopt;
+  if (!inner || writes_memory(l.loop.loop->getBody())) return std::nullopt;
+  for (const Expr *e : {inner->init, inner->bound}) {
+    if (e->HasSideEffects(ctx)) return std::nullopt;
+    bool fixed = true;
+    walk(e, [&](const Stmt *s) {
+      const VarDecl *v = var_of(dyn_cast<Expr>(s));
+      if (v && (v == l.loop.var || assigns(l.loop.loop->getBody(), v))) fixed = false;
+    });
+    if (!fixed) return std::nullopt;
+  }
+  return inner;
+}
+
 Expected<Plan> analyze(const KernelAst &k) {
   auto space = index_space(k, /*allow_2d=*/false, /*allow_atomics=*/true, /*allow_batch=*/true);
   if (!space) return space.error();
@@ -346,10 +388,19 @@ Expected<Plan> analyze(const KernelAst &k) {
                           (plan.unshared.empty() ? "" : " (the first: " + plan.unshared + ")"));
   plan.reads = reads_memory(space->body);
   std::vector<const VarDecl *> indexes = index_variables(space->body, 0);
-  plan.most_steps = 0;
-  for (const Plan::Loop &l : plan.loops) {
-    long steps = constant_steps(l.loop, k.context());
+  plan.most_steps = plan.most_flat_steps = 0;
+  for (Plan::Loop &l : plan.loops) {
+    long steps = constant_steps(l.loop, k.context()), flat = steps;
+    std::optional<std::string> flat_trip = as_mapping_expr(l.loop.bound);
+    if ((l.inner = flat_inner(l, k.context()))) {
+      plan.nests = true;
+      long in = constant_steps(*l.inner, k.context());
+      flat = steps < 0 || in < 0 ? -1 : steps * in;
+      auto inner = as_mapping_expr(l.inner->bound);
+      flat_trip = flat_trip && inner ? std::optional("(" + *flat_trip + ") * (" + *inner + ")") : std::nullopt;
+    }
     plan.most_steps = steps < 0 || plan.most_steps < 0 ? -1 : std::max(plan.most_steps, steps);
+    plan.most_flat_steps = flat < 0 || plan.most_flat_steps < 0 ? -1 : std::max(plan.most_flat_steps, flat);
     walk(l.loop.loop->getBody(), [&](const Stmt *s) {
       if (const auto *sub = dyn_cast<ArraySubscriptExpr>(s))
         plan.columns = plan.columns || column_read(sub->getIdx(), l.loop.var, indexes);
@@ -360,11 +411,17 @@ Expected<Plan> analyze(const KernelAst &k) {
       plan.scans = true;
       plan.float_reduction = plan.float_reduction || l.scan->var->getType()->isRealFloatingType();
     }
-    if (auto trip = as_mapping_expr(l.loop.bound);
-        trip && std::find(plan.trip_counts.begin(), plan.trip_counts.end(), *trip) == plan.trip_counts.end())
-      plan.trip_counts.push_back(*trip);
+    auto add = [](std::vector<std::string> &trips, std::optional<std::string> trip) {
+      if (trip && std::find(trips.begin(), trips.end(), *trip) == trips.end()) trips.push_back(*trip);
+    };
+    add(plan.trip_counts, as_mapping_expr(l.loop.bound));
+    add(plan.flat_trip_counts, flat_trip);
     auto p = integer_params(l.loop.bound);
     plan.size_params.insert(p.begin(), p.end());
+    if (l.inner) {
+      auto q = integer_params(l.inner->bound);
+      plan.flat_size_params.insert(q.begin(), q.end());
+    }
   }
   plan.size_params.insert(space->bound_params.begin(), space->bound_params.end());
   return plan;
@@ -549,6 +606,40 @@ Status record_iteration(const KernelAst &k, const Selection &sel, const std::str
   return Status::ok();
 }
 
+// Rewrites the headers of shared nest `l` (flat_inner) so that the group's
+// lanes run its (outer, inner) pairs as one range of outer x inner steps,
+// lane l taking steps l, l + lanes, ...: `head` (text before the outer loop)
+// gets the inner range's length `__kbcc_t` and the lane's position `__kbcc_k`
+// in it, and skips the nest when the range is empty; the outer loop starts
+// at the lane's row and advances `lanes` steps at a time, carrying from the
+// inner position; the inner loop runs its one step at position `__kbcc_k`
+// (a flag joins its test, which holds there, and becomes its increment, so
+// a `continue` in its body still reaches the outer increment).
+Status flatten_nest(const KernelAst &k, const Plan::Loop &l, const Groups &g, std::string &head, Edits &e) {
+  const std::string &src = k.source();
+  const ForStmt *in = l.inner->loop;
+  size_t ob = 0, oe = 0, ub = 0, ue = 0, ib = 0, ie = 0, bb = 0, be = 0, cb = 0, ce = 0, nb = 0, ne = 0;
+  if (!k.span(l.loop.init->getSourceRange(), ob, oe) || !k.span(l.loop.loop->getInc()->getSourceRange(), ub, ue) ||
+      !k.span(l.inner->init->getSourceRange(), ib, ie) || !k.span(l.inner->bound->getSourceRange(), bb, be) ||
+      !k.span(in->getCond()->getSourceRange(), cb, ce) || !k.span(in->getInc()->getSourceRange(), nb, ne))
+    return not_applicable("a loop is written in a macro");
+  std::string o = l.loop.var->getName().str(), i = l.inner->var->getName().str(), L = std::to_string(g.lanes);
+  std::string lo = src.substr(ib, ie - ib), hi = src.substr(bb, be - bb);
+  head += "const long long __kbcc_t = (long long)(" + hi + ") - (long long)(" + lo + ")" +
+          (l.inner->inclusive ? " + 1" : "") +
+          "; long long __kbcc_k = __kbcc_t > 0 ? (long long)__kbcc_lane % __kbcc_t : 0; int __kbcc_once = 1; "
+          "if (__kbcc_t > 0) ";
+  e.replace(ob, oe, "(" + src.substr(ob, oe - ob) + ") + (decltype(" + o + "))((long long)__kbcc_lane / __kbcc_t)");
+  e.replace(ub, ue,
+            "(" + o + " += (decltype(" + o + "))(" + L + " / __kbcc_t), __kbcc_k += " + L +
+                " % __kbcc_t, __kbcc_once = 1, __kbcc_k >= __kbcc_t ? (void)(__kbcc_k -= __kbcc_t, ++" + o +
+                ") : (void)0)");
+  e.replace(ib, ie, "(" + lo + ") + (decltype(" + i + "))__kbcc_k");
+  e.replace(cb, ce, "__kbcc_once && (" + src.substr(cb, ce - cb) + ")");
+  e.replace(nb, ne, "__kbcc_once = 0");
+  return Status::ok();
+}
+
 // Rewrites one shared loop.
 Status share_loop(const KernelAst &k, const Plan::Loop &l, const Groups &g, int &partials, bool reads, Edits &e) {
   if (l.scan) return share_scan(k, l, g, reads, e);
@@ -605,20 +696,66 @@ Status share_loop(const KernelAst &k, const Plan::Loop &l, const Groups &g, int 
   }
   // References to accumulators inside the loop now name the partials.
   if (auto st = rename_partials(k, l.loop.loop->getBody(), names, e); !st) return st;
+  if (g.flat && l.inner) {
+    if (auto st = flatten_nest(k, l, g, head, e); !st) return st;
+  } else {
+    e.replace(ib, ie, "(" + src.substr(ib, ie - ib) + ") + (decltype(" + var + "))__kbcc_lane");
+    e.replace(cb, ce, var + " += " + std::to_string(g.lanes));
+  }
   e.insert(begin, head);
-  e.replace(ib, ie, "(" + src.substr(ib, ie - ib) + ") + (decltype(" + var + "))__kbcc_lane");
-  e.replace(cb, ce, var + " += " + std::to_string(g.lanes));
   bool stores = writes_memory(l.loop.loop->getBody());
   e.insert(end, "\n" + tail + (stores && reads ? barrier(g) : "") + " }");
   return Status::ok();
+}
+
+// The most items a captured launch of `in` has work for: the least of the
+// x guard bounds of `space` on each capture's arguments, times the launch's
+// extents in y and z (a batch); nullopt unless known on every capture.
+std::optional<uint64_t> captured_items(const Input &in, const IndexSpace &space) {
+  if (in.arguments.empty() || space.bounds[0].empty()) return std::nullopt;
+  std::vector<std::optional<int64_t>> least(in.arguments.size());
+  for (const std::string &b : space.bounds[0]) {
+    auto values = captured_values(b, in);
+    for (size_t i = 0; i < values.size(); ++i)
+      if (values[i]) least[i] = std::min(least[i].value_or(*values[i]), *values[i]);
+  }
+  uint64_t most = 0;
+  for (size_t i = 0; i < least.size(); ++i) {
+    if (!least[i]) return std::nullopt;
+    uint64_t batch = i < in.launches.size() ? uint64_t(in.launches[i].grid[1]) * in.launches[i].grid[2] : 1;
+    most = std::max(most, uint64_t(std::max<int64_t>(*least[i], 0)) * batch);
+  }
+  return most;
+}
+
+// `values` (lanes per item, most promising first) for the captures of `in`:
+// when they have too few items for a group of 32 lanes per item to give the
+// GPU 2^17 threads, the fewest lanes that do (up to 1024: a block per item)
+// come first, then twice as many, then `values`.
+std::vector<std::string> lanes_for(const Input &in, const IndexSpace &space, std::vector<std::string> values) {
+  constexpr uint64_t kBusyThreads = uint64_t(1) << 17;
+  auto items = captured_items(in, space);
+  if (!items || *items == 0 || *items * 32 >= kBusyThreads) return values;
+  long first = 64;
+  while (first < 1024 && *items * static_cast<uint64_t>(first) < kBusyThreads)
+    first *= 2;
+  std::vector<std::string> out{std::to_string(first)};
+  if (first < 1024) out.push_back(std::to_string(first * 2));
+  for (const std::string &v : values)
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  return out;
 }
 
 Expected<std::vector<Axis>> space(const Input &in) {
   auto plan = analyze(*in.ast);
   if (!plan) return plan.error();
   if (plan->scans) return std::vector<Axis>{{"lanes", {"32", "16", "8"}}, {"block", {"256", "128", "512"}}};
-  if (!plan->columns || !plan->top_level)
-    return std::vector<Axis>{{"lanes", {"32", "128", "16", "256", "8", "64", "512"}}, {"block", {"256", "128", "512"}}};
+  if (!plan->columns || !plan->top_level) {
+    std::vector<Axis> axes{{"lanes", lanes_for(in, plan->space, {"32", "128", "16", "256", "8", "64", "512"})},
+                           {"block", {"256", "128", "512"}}};
+    if (plan->nests) axes.insert(axes.begin(), Axis{"nest", {"flat", "outer"}});
+    return axes;
+  }
   // A column read: items-major groups first, with as many lanes as keep a
   // narrow kernel's threads busy.
   return std::vector<Axis>{{"order", {"items", "lanes"}},
@@ -652,10 +789,18 @@ Expected<Output> apply(const Input &in, const Params &params) {
   if (order != params.end() && order->second != "items" && order->second != "lanes")
     return not_applicable("order is not items or lanes");
   g.by_items = order != params.end() && order->second == "items";
+  auto nest = params.find("nest");
+  if (nest != params.end() && nest->second != "flat" && nest->second != "outer")
+    return not_applicable("nest is not flat or outer");
+  g.flat = nest != params.end() && nest->second == "flat";
+  if (g.flat && !plan->nests)
+    return not_applicable("no shared loop is a nest of two loops that can run as one range (a single counted loop "
+                          "as its body, with a fixed range, accumulating, storing nothing)");
+  if (g.flat && g.by_items) return not_applicable("nest=flat runs with order=lanes only");
   if (g.lanes < 2 || g.lanes > 1024 || (g.lanes & (g.lanes - 1)) != 0)
     return not_applicable("lanes must be a power of two");
-  if (plan->most_steps >= 0 && g.lanes > plan->most_steps)
-    return not_applicable("the shared loops run at most " + std::to_string(plan->most_steps) + " steps, fewer than " +
+  if (long most = g.flat ? plan->most_flat_steps : plan->most_steps; most >= 0 && g.lanes > most)
+    return not_applicable("the shared loops run at most " + std::to_string(most) + " steps, fewer than " +
                           std::to_string(g.lanes) + " lanes");
   if (plan->scans && (g.lanes > 32 || g.by_items))
     return not_applicable("a scan's lanes must be consecutive threads of one warp (order=lanes, lanes <= 32)");
@@ -708,10 +853,12 @@ Expected<Output> apply(const Input &in, const Params &params) {
   out.launch = m;
   out.numerics = plan->float_reduction ? cache::kNumericsReassociates : cache::kNumericsExact;
   std::string n;
-  for (const std::string &t : plan->trip_counts)
+  for (const std::string &t : g.flat ? plan->flat_trip_counts : plan->trip_counts)
     n = n.empty() ? t : "max(" + n + ", " + t + ")";
   out.reduction_length = plan->float_reduction ? n : "";
-  out.size_params.assign(plan->size_params.begin(), plan->size_params.end());
+  std::set<std::string> sizes = plan->size_params;
+  if (g.flat) sizes.insert(plan->flat_size_params.begin(), plan->flat_size_params.end());
+  out.size_params.assign(sizes.begin(), sizes.end());
   return out;
 }
 

@@ -1,0 +1,104 @@
+// Thread-per-item kernels whose item loops over a nest of two loops, for
+// split_loop_across_warp's nest=flat: the lanes of an item's group share the
+// nest's (outer, inner) pairs as one range.
+
+// Per-channel sums over N images of HW pixels (NCHW): exact in integers.
+__global__ void channel_sums(const int *x, int *sum, int *peak, int N, int C, int HW) {
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c < C) {
+    int s = 0, m = -2147483647 - 1;
+    for (int n = 0; n < N; ++n)
+      for (int p = 0; p < HW; ++p) {
+        int v = x[((size_t)n * C + c) * HW + p];
+        s += v;
+        m = max(m, v);
+      }
+    sum[c] = s;
+    peak[c] = m;
+  }
+}
+
+// The loops' variables declared first and set by the loops, a `continue` in
+// the inner body, a start other than zero and an inclusive bound.
+__global__ void filter_counts(const int *x, int *count, int filters, int batch, int lo, int hi) {
+  int f = blockIdx.x * blockDim.x + threadIdx.x;
+  if (f >= filters) return;
+  int j, k;
+  int n = 0;
+  for (j = 1; j <= batch; ++j) {
+    for (k = lo; k <= hi; ++k) {
+      int v = x[(j - 1) * filters * (hi + 1) + f * (hi + 1) + k];
+      if (v < 0) continue;
+      n += v & 1;
+    }
+  }
+  count[f] = n;
+}
+
+// Float means over a batch and the rows of a window, with a third loop that
+// each lane runs as written.
+__global__ void window_means(const float *x, float *mean, int items, int batch, int rows, int cols) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < items) {
+    float s = 0.f;
+    for (int b = 0; b < batch; ++b)
+      for (int r = 0; r < rows; ++r)
+        for (int q = 0; q < cols; ++q)
+          s += x[((size_t)b * items + i) * rows * cols + r * cols + q];
+    mean[i] = s / (batch * rows * cols);
+  }
+}
+
+// Not flattened: the inner range depends on the outer variable.
+__global__ void triangle(const float *x, float *y, int n, int len) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float s = 0.f;
+    for (int a = 0; a < len; ++a)
+      for (int b = 0; b < a; ++b)
+        s += x[i * len + a] * x[i * len + b];
+    y[i] = s;
+  }
+}
+
+// Not flattened: the outer body does more than its inner loop.
+__global__ void imperfect(const float *x, float *y, int n, int rows, int cols) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float s = 0.f;
+    for (int r = 0; r < rows; ++r) {
+      s *= 0.5f;
+      for (int q = 0; q < cols; ++q)
+        s += x[(i * rows + r) * cols + q];
+    }
+    y[i] = s;
+  }
+}
+
+// Not flattened: the inner bound is a variable the nest writes.
+__global__ void growing(const int *x, int *y, int n, int rows) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    int s = 0;
+    for (int r = 0; r < rows; ++r)
+      for (int q = 0; q < s % 7; ++q)
+        s += x[i * rows + r] + q;
+    y[i] = s;
+  }
+}
+
+// Not flattened: the nest selects a best element (and where it is).
+__global__ void nest_argmax(const float *x, int *where, int n, int rows, int cols) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float best = -1e30f;
+    int at = -1;
+    for (int r = 0; r < rows; ++r)
+      for (int q = 0; q < cols; ++q)
+        if (x[(i * rows + r) * cols + q] > best) {
+          best = x[(i * rows + r) * cols + q];
+          at = r * cols + q;
+        }
+    where[i] = at;
+  }
+}
