@@ -187,15 +187,30 @@ Expected<Lowered> MechanicalLowerer::lower(const LoweringRequest &r) {
   if (!offered) return offered.error();
   Lowered out;
   std::optional<Error> first;
-  for (const transform::Params &p : search_order(offered->axes, r.ranked_parameters, r.budget, r.trajectory)) {
+  // Settings that write the same kernel with the same launch (a parameter
+  // another one overrides) count once; the budget goes to further settings
+  // in ranked order.
+  std::set<std::string> written, tried;
+  auto lower_setting = [&](const transform::Params &p) {
+    std::string setting = nlohmann::json(p).dump();
+    if (!tried.insert(setting).second) return;
     auto o = transform::apply_offer(*t, *offered, p);
     auto c = o ? followed_by(*r.start, *o, t->id, r.option.id, p) : Expected<Candidate>(o.error());
     if (!c) {
       if (!first) first = c.error();
-      continue;
+      return;
     }
-    out.candidates.push_back(std::move(*c));
-  }
+    std::string key = c->source + '\0' + (c->launch ? launch::to_json(*c->launch).dump() : "");
+    if (written.insert(key).second) out.candidates.push_back(std::move(*c));
+  };
+  for (const transform::Params &p : search_order(offered->axes, r.ranked_parameters, r.budget, r.trajectory))
+    lower_setting(p);
+  int budget = std::max(1, r.budget);
+  if (static_cast<int>(out.candidates.size()) < budget && written.size() < tried.size())
+    for (const transform::Params &p : search_order(offered->axes, r.ranked_parameters, INT_MAX, r.trajectory)) {
+      if (static_cast<int>(out.candidates.size()) >= budget) break;
+      lower_setting(p);
+    }
   if (out.candidates.empty()) return first ? *first : make_error("no parameter setting applies", "not-applicable");
   return out;
 }

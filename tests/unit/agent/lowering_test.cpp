@@ -1,10 +1,12 @@
 // Mechanical lowering on a real unit: which structural transforms apply to a
 // start candidate, and how a step composes with the launch of the step before.
 #include "agent/lowering.h"
+#include "agent/work_check.h"
 #include "support/fs.h"
 
 #include <filesystem>
 #include <gtest/gtest.h>
+#include <set>
 
 using namespace kbcc::agent;
 
@@ -92,4 +94,60 @@ TEST(Lowering, AStepAfterABlockSizeStepFitsItsLaunchBounds) {
     EXPECT_NE(c.source.find("__launch_bounds__(512)"), std::string::npos) << c.source;
   }
   EXPECT_TRUE(saw512);
+}
+
+TEST(Lowering, AStepEvaluatesEachDistinctKernelOnceAndFillsItsBudget) {
+  Unit u(kRows);
+  MechanicalLowerer m;
+  Candidate start{u.task.kernel.source, {}, "original"};
+  LoweringRequest r;
+  r.task = &u.task;
+  r.start = &start;
+  r.option = option("split_loop_across_warp", "split_loop_across_warp");
+  r.budget = 8;
+  // Rank the settings that write one kernel first: with 256 lanes a block
+  // is one item, whatever `block` says.
+  r.ranked_parameters = {"lanes=256", "block=256", "block=128", "block=512"};
+  auto split = m.lower(r);
+  ASSERT_TRUE(split) << split.error().message;
+  int lanes256 = 0;
+  for (const Candidate &c : split->candidates)
+    lanes256 += c.params.at("lanes") == "256";
+  EXPECT_EQ(lanes256, 1);
+  EXPECT_EQ(split->candidates.size(), 8u);
+  std::set<std::string> sources;
+  for (const Candidate &c : split->candidates)
+    sources.insert(c.source + (c.launch ? kbcc::launch::to_json(*c.launch).dump() : ""));
+  EXPECT_EQ(sources.size(), split->candidates.size());
+}
+
+TEST(Lowering, FlattenedNestsPassTheWorkCheck) {
+  // One thread per channel over a batch and its pixels: nest=flat keeps
+  // both loops' bounds in their headers, so the guard against skipped work
+  // sees every loop the kernel had.
+  Unit u(R"(__global__ void rows(const float *x, float *y, int N, int C, int HW) {
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= C) return;
+  float s = 0.0f;
+  for (int n = 0; n < N; ++n)
+    for (int p = 0; p < HW; ++p) s += x[((size_t)n * C + c) * HW + p];
+  y[c] = s;
+})");
+  MechanicalLowerer m;
+  Candidate start{u.task.kernel.source, {}, "original"};
+  LoweringRequest r;
+  r.task = &u.task;
+  r.start = &start;
+  r.option = option("split_loop_across_warp", "split_loop_across_warp");
+  r.ranked_parameters = {"nest=flat"};
+  auto split = m.lower(r);
+  ASSERT_TRUE(split) << split.error().message;
+  int flat = 0;
+  for (const Candidate &c : split->candidates) {
+    if (c.params.at("nest") != "flat") continue;
+    ++flat;
+    kbcc::Status check = check_candidate(u.task.kernel.source, c.source, c.launch);
+    EXPECT_TRUE(check) << check.error().message << "\n" << c.source;
+  }
+  EXPECT_GT(flat, 0);
 }
