@@ -740,11 +740,11 @@ std::vector<Selection> selections(const ForStmt *loop, const ASTContext &ctx) {
   return kept;
 }
 
+namespace {
 // The variables of the counted loops nested in `loop` that are declared
 // outside it and used only by loops that set them first (`int j, k; for (j
 // = 0; ...) for (k = 0; ...)`): no value they hold after such a loop is read,
 // so they carry nothing out of `loop`'s iterations.
-namespace {
 std::set<const VarDecl *> nested_counters(const ForStmt *loop) {
   std::set<const VarDecl *> out;
   walk(loop->getBody(), [&](const Stmt *s) {

@@ -48,6 +48,17 @@ Option option(const std::string &id, const std::string &mechanical) {
   return o;
 }
 
+// A request to lower `mechanical` (as option `id`) from `start` for `u`'s task.
+LoweringRequest request(const Unit &u, const Candidate &start, const std::string &id, const std::string &mechanical,
+                        int budget = 8) {
+  LoweringRequest r;
+  r.task = &u.task;
+  r.start = &start;
+  r.option = option(id, mechanical);
+  r.budget = budget;
+  return r;
+}
+
 } // namespace
 
 TEST(Lowering, FitLaunchBoundsToTheNewBlock) {
@@ -71,11 +82,7 @@ TEST(Lowering, AStepAfterABlockSizeStepFitsItsLaunchBounds) {
   Unit u(kRows);
   MechanicalLowerer m;
   Candidate start{u.task.kernel.source, {}, "original"};
-  LoweringRequest r;
-  r.task = &u.task;
-  r.start = &start;
-  r.option = option("block_size_tuning", "block_size");
-  r.budget = 1;
+  LoweringRequest r = request(u, start, "block_size_tuning", "block_size", 1);
   auto sized = m.lower(r);
   ASSERT_TRUE(sized) << sized.error().message;
   const Candidate &small = sized->candidates.at(0);
@@ -100,11 +107,7 @@ TEST(Lowering, AStepEvaluatesEachDistinctKernelOnceAndFillsItsBudget) {
   Unit u(kRows);
   MechanicalLowerer m;
   Candidate start{u.task.kernel.source, {}, "original"};
-  LoweringRequest r;
-  r.task = &u.task;
-  r.start = &start;
-  r.option = option("split_loop_across_warp", "split_loop_across_warp");
-  r.budget = 8;
+  LoweringRequest r = request(u, start, "split_loop_across_warp", "split_loop_across_warp");
   // Rank the settings that write one kernel first: with 256 lanes a block
   // is one item, whatever `block` says.
   r.ranked_parameters = {"lanes=256", "block=256", "block=128", "block=512"};
@@ -135,10 +138,7 @@ TEST(Lowering, FlattenedNestsPassTheWorkCheck) {
 })");
   MechanicalLowerer m;
   Candidate start{u.task.kernel.source, {}, "original"};
-  LoweringRequest r;
-  r.task = &u.task;
-  r.start = &start;
-  r.option = option("split_loop_across_warp", "split_loop_across_warp");
+  LoweringRequest r = request(u, start, "split_loop_across_warp", "split_loop_across_warp");
   r.ranked_parameters = {"nest=flat"};
   auto split = m.lower(r);
   ASSERT_TRUE(split) << split.error().message;
