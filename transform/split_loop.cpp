@@ -615,12 +615,14 @@ Status record_iteration(const KernelAst &k, const Selection &sel, const std::str
 // inner position; the inner loop runs its one step at position `__kbcc_k`
 // (a flag joins its test, which holds there, and becomes its increment, so
 // a `continue` in its body still reaches the outer increment).
-Status flatten_nest(const KernelAst &k, const Plan::Loop &l, const Groups &g, std::string &head, Edits &e) {
+// [ob, oe) and [ub, ue) are the spans of the outer loop's start and
+// increment, as share_loop found them.
+Status flatten_nest(const KernelAst &k, const Plan::Loop &l, const Groups &g, size_t ob, size_t oe, size_t ub,
+                    size_t ue, std::string &head, Edits &e) {
   const std::string &src = k.source();
   const ForStmt *in = l.inner->loop;
-  size_t ob = 0, oe = 0, ub = 0, ue = 0, ib = 0, ie = 0, bb = 0, be = 0, cb = 0, ce = 0, nb = 0, ne = 0;
-  if (!k.span(l.loop.init->getSourceRange(), ob, oe) || !k.span(l.loop.loop->getInc()->getSourceRange(), ub, ue) ||
-      !k.span(l.inner->init->getSourceRange(), ib, ie) || !k.span(l.inner->bound->getSourceRange(), bb, be) ||
+  size_t ib = 0, ie = 0, bb = 0, be = 0, cb = 0, ce = 0, nb = 0, ne = 0;
+  if (!k.span(l.inner->init->getSourceRange(), ib, ie) || !k.span(l.inner->bound->getSourceRange(), bb, be) ||
       !k.span(in->getCond()->getSourceRange(), cb, ce) || !k.span(in->getInc()->getSourceRange(), nb, ne))
     return not_applicable("a loop is written in a macro");
   std::string o = l.loop.var->getName().str(), i = l.inner->var->getName().str(), L = std::to_string(g.lanes);
@@ -697,7 +699,7 @@ Status share_loop(const KernelAst &k, const Plan::Loop &l, const Groups &g, int 
   // References to accumulators inside the loop now name the partials.
   if (auto st = rename_partials(k, l.loop.loop->getBody(), names, e); !st) return st;
   if (g.flat && l.inner) {
-    if (auto st = flatten_nest(k, l, g, head, e); !st) return st;
+    if (auto st = flatten_nest(k, l, g, ib, ie, cb, ce, head, e); !st) return st;
   } else {
     e.replace(ib, ie, "(" + src.substr(ib, ie - ib) + ") + (decltype(" + var + "))__kbcc_lane");
     e.replace(cb, ce, var + " += " + std::to_string(g.lanes));
