@@ -26,7 +26,9 @@
 // every thread that has not returned (or failed C) reaches them; exited
 // threads do not hold a barrier up. With nest=flat, a shared loop whose body
 // is one counted loop with a fixed range, that only accumulates, runs its
-// (outer, inner) pairs as one range across the lanes.
+// (outer, inner) pairs as one range across the lanes; with nest=inner, the
+// lanes share the inner loop of such a nest (its range may depend on the
+// outer variable, declarations may precede it) and combine once after it.
 #include "cache/variant.h"
 #include "transform/captured.h"
 #include "transform/edits.h"
@@ -53,18 +55,19 @@ struct Plan {
     CountedLoop loop;
     std::vector<Accumulation> accs;
     std::vector<Selection> sels;
-    std::optional<Accumulation> scan; // a running accumulation its iteration reads (scan_of)
-    const Expr *term = nullptr;       // the scan's new term
-    std::optional<CountedLoop> inner; // the loop its body is, when the two can run as one range (flat_inner)
+    std::optional<Accumulation> scan;        // a running accumulation its iteration reads (scan_of)
+    const Expr *term = nullptr;              // the scan's new term
+    std::optional<CountedLoop> inner;        // the loop its body is, when the two can run as one range (flat_inner)
+    std::optional<CountedLoop> inner_shared; // its inner loop, when the lanes can share it instead (shared_inner)
   };
   std::vector<Loop> loops;                   // shared across the group
   std::vector<const Stmt *> lane0;           // stores outside shared loops
   bool reads = false;                        // the kernel reads memory (barriers after stores)
   bool float_reduction = false;              // some shared reduction is floating point
   std::vector<std::string> trip_counts;      // of the shared loops, mapping language
-  std::vector<std::string> flat_trip_counts; // the same with nests flattened
+  std::vector<std::string> nest_trip_counts; // the same with nests flattened or their inner loops shared
   std::set<std::string> size_params;
-  std::set<std::string> flat_size_params; // also read by bounds of inner loops flattened
+  std::set<std::string> nest_size_params; // also read by the bounds of those inner loops
   bool top_level = true;                  // the shared loops and lane-0 statements are top-level statements of the body
   bool columns = false;                   // a shared loop reads X[t * S + i]: items-major groups read it contiguously
   bool scans = false;                     // a shared loop is a scan: groups stay within a warp, lanes consecutive
@@ -72,14 +75,20 @@ struct Plan {
   long most_steps = -1;                   // the most steps of a shared loop when each runs a constant count, else -1
   long most_flat_steps = -1;              // the same with nests flattened (nest=flat)
   bool nests = false;                     // some shared loop is a nest that can run as one range
+  long most_inner_steps = -1;             // the most steps of a loop the lanes share with nest=inner
+  bool inner_nests = false;               // some shared loop has an inner loop the lanes can share
+  const Expr *inner_bound = nullptr;      // the first such inner loop's bound
 };
+
+// Which loop of a nest the lanes share.
+enum class Nest { Outer, Flat, Inner };
 
 // How threads form groups: `lanes` per item, `items` per block; by_items: a
 // group's lanes are `items` threads apart (else consecutive).
 struct Groups {
   long lanes = 32, items = 1;
   bool by_items = false;
-  bool flat = false; // nests run as one range (nest=flat)
+  Nest nest = Nest::Outer;
   long block() const { return lanes * items; }
   // Lanes of one group in one warp.
   long per_warp() const { return by_items ? std::max(1L, 32 / items) : std::min(lanes, 32L); }
@@ -377,6 +386,56 @@ std::optional<CountedLoop> flat_inner(const Plan::Loop &l, const ASTContext &ctx
   return inner;
 }
 
+// The inner loop of shared loop `l` when the group's lanes can share it
+// instead, each lane running the whole outer loop and the partials combined
+// once after the nest: `l`'s body is declarations then one counted loop (or
+// that loop alone); the nest accumulates, only inside that loop, without
+// selections or a scan, and stores nothing to memory; the declarations
+// have no side effects and the inner loop assigns none of their variables
+// (no value passes from one inner iteration to the next but the
+// accumulations); the inner loop's start and bound have no side effects and
+// read no variable the inner loop assigns (an accumulator, say), so every
+// lane of a group sees the same range at each outer step, which may depend
+// on the outer variable (a triangular nest).
+std::optional<CountedLoop> shared_inner(const Plan::Loop &l, const ASTContext &ctx) {
+  if (l.scan || !l.sels.empty() || l.accs.empty() || writes_memory(l.loop.loop->getBody())) return std::nullopt;
+  const Stmt *body = l.loop.loop->getBody();
+  std::vector<const DeclStmt *> decls;
+  if (const auto *c = dyn_cast<CompoundStmt>(body)) {
+    if (c->size() == 0) return std::nullopt;
+    for (const Stmt *st : llvm::drop_end(c->body())) {
+      const auto *d = dyn_cast<DeclStmt>(st);
+      if (!d) return std::nullopt;
+      decls.push_back(d);
+    }
+    body = c->body_back();
+  }
+  const auto *f = dyn_cast<ForStmt>(body);
+  auto inner = f ? counted_loop(f) : std::nullopt;
+  if (!inner) return std::nullopt;
+  const Stmt *in = f->getBody();
+  for (const DeclStmt *d : decls)
+    for (const Decl *x : d->decls()) {
+      const auto *v = dyn_cast<VarDecl>(x);
+      if (!v || (v->getInit() && v->getInit()->HasSideEffects(ctx)) || assigns(in, v)) return std::nullopt;
+    }
+  for (const Accumulation &a : l.accs) {
+    bool inside = false;
+    walk(in, [&](const Stmt *s) { inside = inside || s == a.stmt; });
+    if (!inside) return std::nullopt;
+  }
+  for (const Expr *e : {inner->init, inner->bound}) {
+    if (e->HasSideEffects(ctx)) return std::nullopt;
+    bool same = true;
+    walk(e, [&](const Stmt *s) {
+      const VarDecl *v = var_of(dyn_cast<Expr>(s));
+      if (v && assigns(f, v)) same = false;
+    });
+    if (!same) return std::nullopt;
+  }
+  return inner;
+}
+
 Expected<Plan> analyze(const KernelAst &k) {
   auto space = index_space(k, /*allow_2d=*/false, /*allow_atomics=*/true, /*allow_batch=*/true);
   if (!space) return space.error();
@@ -388,19 +447,30 @@ Expected<Plan> analyze(const KernelAst &k) {
                           (plan.unshared.empty() ? "" : " (the first: " + plan.unshared + ")"));
   plan.reads = reads_memory(space->body);
   std::vector<const VarDecl *> indexes = index_variables(space->body, 0);
-  plan.most_steps = plan.most_flat_steps = 0;
+  plan.most_steps = plan.most_flat_steps = plan.most_inner_steps = 0;
+  auto most = [](long &m, long steps) { m = steps < 0 || m < 0 ? -1 : std::max(m, steps); };
   for (Plan::Loop &l : plan.loops) {
-    long steps = constant_steps(l.loop, k.context()), flat = steps;
-    std::optional<std::string> flat_trip = as_mapping_expr(l.loop.bound);
-    if ((l.inner = flat_inner(l, k.context()))) {
-      plan.nests = true;
-      long in = constant_steps(*l.inner, k.context());
-      flat = steps < 0 || in < 0 ? -1 : steps * in;
-      auto inner = as_mapping_expr(l.inner->bound);
-      flat_trip = flat_trip && inner ? std::optional("(" + *flat_trip + ") * (" + *inner + ")") : std::nullopt;
+    long steps = constant_steps(l.loop, k.context()), flat = steps, inner = steps;
+    std::optional<std::string> trip = as_mapping_expr(l.loop.bound), nest_trip = trip;
+    l.inner = flat_inner(l, k.context());
+    l.inner_shared = shared_inner(l, k.context());
+    if (const CountedLoop *in = l.inner ? &*l.inner : l.inner_shared ? &*l.inner_shared : nullptr) {
+      long in_steps = constant_steps(*in, k.context());
+      if (l.inner) flat = steps < 0 || in_steps < 0 ? -1 : steps * in_steps;
+      auto bound = as_mapping_expr(in->bound);
+      if (trip && bound) nest_trip = "(" + *trip + ") * (" + *bound + ")";
+      auto q = integer_params(in->bound);
+      plan.nest_size_params.insert(q.begin(), q.end());
+      if (l.inner_shared) {
+        inner = in_steps;
+        if (!plan.inner_nests) plan.inner_bound = in->bound;
+      }
     }
-    plan.most_steps = steps < 0 || plan.most_steps < 0 ? -1 : std::max(plan.most_steps, steps);
-    plan.most_flat_steps = flat < 0 || plan.most_flat_steps < 0 ? -1 : std::max(plan.most_flat_steps, flat);
+    plan.nests = plan.nests || l.inner;
+    plan.inner_nests = plan.inner_nests || l.inner_shared;
+    most(plan.most_steps, steps);
+    most(plan.most_flat_steps, flat);
+    most(plan.most_inner_steps, inner);
     walk(l.loop.loop->getBody(), [&](const Stmt *s) {
       if (const auto *sub = dyn_cast<ArraySubscriptExpr>(s))
         plan.columns = plan.columns || column_read(sub->getIdx(), l.loop.var, indexes);
@@ -414,14 +484,10 @@ Expected<Plan> analyze(const KernelAst &k) {
     auto add = [](std::vector<std::string> &trips, std::optional<std::string> trip) {
       if (trip && std::find(trips.begin(), trips.end(), *trip) == trips.end()) trips.push_back(*trip);
     };
-    add(plan.trip_counts, as_mapping_expr(l.loop.bound));
-    add(plan.flat_trip_counts, flat_trip);
+    add(plan.trip_counts, trip);
+    add(plan.nest_trip_counts, nest_trip);
     auto p = integer_params(l.loop.bound);
     plan.size_params.insert(p.begin(), p.end());
-    if (l.inner) {
-      auto q = integer_params(l.inner->bound);
-      plan.flat_size_params.insert(q.begin(), q.end());
-    }
   }
   plan.size_params.insert(space->bound_params.begin(), space->bound_params.end());
   return plan;
@@ -698,11 +764,17 @@ Status share_loop(const KernelAst &k, const Plan::Loop &l, const Groups &g, int 
   }
   // References to accumulators inside the loop now name the partials.
   if (auto st = rename_partials(k, l.loop.loop->getBody(), names, e); !st) return st;
-  if (g.flat && l.inner) {
+  if (g.nest == Nest::Flat && l.inner) {
     if (auto st = flatten_nest(k, l, g, ib, ie, cb, ce, head, e); !st) return st;
   } else {
-    e.replace(ib, ie, "(" + src.substr(ib, ie - ib) + ") + (decltype(" + var + "))__kbcc_lane");
-    e.replace(cb, ce, var + " += " + std::to_string(g.lanes));
+    // The lanes stride the loop, or with nest=inner its inner loop.
+    const CountedLoop &strided = g.nest == Nest::Inner && l.inner_shared ? *l.inner_shared : l.loop;
+    if (&strided != &l.loop &&
+        (!k.span(strided.init->getSourceRange(), ib, ie) || !k.span(strided.loop->getInc()->getSourceRange(), cb, ce)))
+      return not_applicable("a loop is written in a macro");
+    std::string v = strided.var->getName().str();
+    e.replace(ib, ie, "(" + src.substr(ib, ie - ib) + ") + (decltype(" + v + "))__kbcc_lane");
+    e.replace(cb, ce, v + " += " + std::to_string(g.lanes));
   }
   e.insert(begin, head);
   bool stores = writes_memory(l.loop.loop->getBody());
@@ -748,6 +820,25 @@ std::vector<std::string> lanes_for(const Input &in, const IndexSpace &space, std
   return out;
 }
 
+// The `nest` axis's values for a plan with nests, most promising first:
+// flat, inner, outer; inner first when the captures' inner range is at
+// least twice the first of `lanes` on each (every lane then has two or
+// more steps of it, and a plain strided loop is cheaper than the carries
+// of one range).
+std::vector<std::string> nest_values(const Input &in, const Plan &plan, const std::vector<std::string> &lanes) {
+  std::vector<std::string> out;
+  if (plan.nests) out.push_back("flat");
+  if (plan.inner_nests) out.push_back("inner");
+  out.push_back("outer");
+  if (!plan.nests || !plan.inner_nests || lanes.empty()) return out;
+  auto values = captured_values(plan.inner_bound, in);
+  bool long_range = !values.empty();
+  for (const auto &v : values)
+    long_range = long_range && v && *v >= 2 * std::stol(lanes.front());
+  if (long_range) std::swap(out[0], out[1]);
+  return out;
+}
+
 Expected<std::vector<Axis>> space(const Input &in) {
   auto plan = analyze(*in.ast);
   if (!plan) return plan.error();
@@ -755,7 +846,8 @@ Expected<std::vector<Axis>> space(const Input &in) {
   if (!plan->columns || !plan->top_level) {
     std::vector<Axis> axes{{"lanes", lanes_for(in, plan->space, {"32", "128", "16", "256", "8", "64", "512"})},
                            {"block", {"256", "128", "512"}}};
-    if (plan->nests) axes.insert(axes.begin(), Axis{"nest", {"flat", "outer"}});
+    if (plan->nests || plan->inner_nests)
+      axes.insert(axes.begin(), Axis{"nest", nest_values(in, *plan, axes[0].values)});
     return axes;
   }
   // A column read: items-major groups first, with as many lanes as keep a
@@ -792,16 +884,23 @@ Expected<Output> apply(const Input &in, const Params &params) {
     return not_applicable("order is not items or lanes");
   g.by_items = order != params.end() && order->second == "items";
   auto nest = params.find("nest");
-  if (nest != params.end() && nest->second != "flat" && nest->second != "outer")
-    return not_applicable("nest is not flat or outer");
-  g.flat = nest != params.end() && nest->second == "flat";
-  if (g.flat && !plan->nests)
+  if (nest != params.end() && nest->second != "flat" && nest->second != "inner" && nest->second != "outer")
+    return not_applicable("nest is not flat, inner or outer");
+  if (nest != params.end())
+    g.nest = nest->second == "flat" ? Nest::Flat : nest->second == "inner" ? Nest::Inner : Nest::Outer;
+  if (g.nest == Nest::Flat && !plan->nests)
     return not_applicable("no shared loop is a nest of two loops that can run as one range (a single counted loop "
                           "as its body, with a fixed range, accumulating, storing nothing)");
-  if (g.flat && g.by_items) return not_applicable("nest=flat runs with order=lanes only");
+  if (g.nest == Nest::Inner && !plan->inner_nests)
+    return not_applicable("no shared loop has an inner loop its lanes can share (declarations then one counted loop "
+                          "as its body, every accumulation in it, a range it does not change, storing nothing)");
+  if (g.nest != Nest::Outer && g.by_items) return not_applicable("nest=flat and nest=inner run with order=lanes only");
   if (g.lanes < 2 || g.lanes > 1024 || (g.lanes & (g.lanes - 1)) != 0)
     return not_applicable("lanes must be a power of two");
-  if (long most = g.flat ? plan->most_flat_steps : plan->most_steps; most >= 0 && g.lanes > most)
+  long most = g.nest == Nest::Flat    ? plan->most_flat_steps
+              : g.nest == Nest::Inner ? plan->most_inner_steps
+                                      : plan->most_steps;
+  if (most >= 0 && g.lanes > most)
     return not_applicable("the shared loops run at most " + std::to_string(most) + " steps, fewer than " +
                           std::to_string(g.lanes) + " lanes");
   if (plan->scans && (g.lanes > 32 || g.by_items))
@@ -855,11 +954,11 @@ Expected<Output> apply(const Input &in, const Params &params) {
   out.launch = m;
   out.numerics = plan->float_reduction ? cache::kNumericsReassociates : cache::kNumericsExact;
   std::string n;
-  for (const std::string &t : g.flat ? plan->flat_trip_counts : plan->trip_counts)
+  for (const std::string &t : g.nest != Nest::Outer ? plan->nest_trip_counts : plan->trip_counts)
     n = n.empty() ? t : "max(" + n + ", " + t + ")";
   out.reduction_length = plan->float_reduction ? n : "";
   std::set<std::string> sizes = plan->size_params;
-  if (g.flat) sizes.insert(plan->flat_size_params.begin(), plan->flat_size_params.end());
+  if (g.nest != Nest::Outer) sizes.insert(plan->nest_size_params.begin(), plan->nest_size_params.end());
   out.size_params.assign(sizes.begin(), sizes.end());
   return out;
 }

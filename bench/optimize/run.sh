@@ -84,7 +84,7 @@ opt_args+=("${extra_args[@]}")
 # eight more: loop bounds from the row, offsets or a mask, online updates,
 # layers/ six more, layers of neural networks, records/ streams read or
 # written as records of a few elements (pairs, pixels), nests/ one thread
-# per item reducing over two nested loops (a batch and the pixels).
+# per item reducing over nested loops (a batch and the pixels, pairs).
 source_of() {
   local d
   for d in "${groups[@]}"; do

@@ -46,7 +46,7 @@ GROUPS = [
     ("novel", "Kernels written after every transform: bounds from the row, offsets or a mask, online updates"),
     ("layers", "Kernels written after every transform: layers of neural networks"),
     ("records", "Streams of records: interleaved pairs and pixels"),
-    ("nests", "Reductions over two nested loops: a batch and the pixels, channels and pixels"),
+    ("nests", "Reductions over nested loops: a batch and the pixels, channels and pixels, pairs of features"),
 ]
 
 

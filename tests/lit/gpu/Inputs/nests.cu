@@ -1,11 +1,12 @@
 // Runs kernel WHICH of transform/Inputs/nests.cu as written and as rewritten
-// by split_loop_across_warp with nest=flat (VARIANT, launched as its mapping
+// by split_loop_across_warp with nest=flat or inner (VARIANT, launched as its mapping
 // says: ITEMS items per block of BLOCK threads) on nests whose inner range is
 // empty, shorter than the lanes, or a length no lane count divides, and
 // prints "<kernel> same" when the outputs agree: bitwise for the integer
-// kernels, within the bound of the reordered sums for the float one.
+// kernels, within the bound of the reordered sums for the float ones.
 #include "twin.h"
 
+#include <algorithm>
 #include <climits>
 
 // One problem: items, the outer range and the inner range.
@@ -17,7 +18,8 @@ struct Shape {
 bool check(const char *name, const Shape &s) {
   const dim3 grid(blocks(s.items, 128)), block(128);
   const dim3 vgrid(blocks(grid.x * block.x, ITEMS)), vblock(BLOCK);
-  const size_t size = (size_t)s.items * s.outer * s.inner * 3 + 1; // window_means reads 3 columns
+  // window_means reads 3 columns; triangle `outer` elements per item.
+  const size_t size = (size_t)s.items * s.outer * std::max(s.inner * 3, 1) + 1;
   std::vector<int> xi(size);
   for (size_t i = 0; i < size; ++i)
     xi[i] = (int)((i * 2654435761u) % 4001u) - 2000 + (i % 97 == 0 ? INT_MAX / 8 : 0);
@@ -34,6 +36,25 @@ bool check(const char *name, const Shape &s) {
   LAUNCH(orig::filter_counts, grid, block, x, c0, s.items, s.outer, 1, s.inner - 1);
   LAUNCH(var::filter_counts, vgrid, vblock, x, c1, s.items, s.outer, 1, s.inner - 1);
   return same(name, download(c0, s.items), download(c1, s.items), 0);
+#elif WHICH == 3
+  // The pairs b < a of `outer` elements per item (inner unused), integers
+  // of magnitude <= 8: every partial sum is exact in float, compared bitwise.
+  std::vector<float> xf(size);
+  for (size_t i = 0; i < size; ++i)
+    xf[i] = (float)((long)((i * 2654435761u) % 17u) - 8);
+  float *x = upload(xf), *y0 = upload(std::vector<float>(s.items, 7)), *y1 = upload(std::vector<float>(s.items, 7));
+  LAUNCH(orig::triangle, grid, block, x, y0, s.items, s.outer);
+  LAUNCH(var::triangle, vgrid, vblock, x, y1, s.items, s.outer);
+  return same(name, download(y0, s.items), download(y1, s.items), 0);
+#elif WHICH == 4
+  std::vector<int> wt(s.outer + 1);
+  for (int r = 0; r <= s.outer; ++r)
+    wt[r] = (int)((r * 2654435761u) % 13u);
+  int *x = upload(xi), *w = upload(wt), *y0 = upload(std::vector<int>(s.items, 7)),
+      *y1 = upload(std::vector<int>(s.items, 7));
+  LAUNCH(orig::weighted_counts, grid, block, x, w, y0, s.items, s.outer, s.inner);
+  LAUNCH(var::weighted_counts, vgrid, vblock, x, w, y1, s.items, s.outer, s.inner);
+  return same(name, download(y0, s.items), download(y1, s.items), 0);
 #else
   // rows = inner, cols = 3: the mean of outer * inner * 3 terms of magnitude
   // <= 1, moved by reordering by at most 2 * terms * 2^-24.
@@ -48,7 +69,7 @@ bool check(const char *name, const Shape &s) {
 }
 
 int main() {
-  const char *names[] = {"channel_sums", "filter_counts", "window_means"};
+  const char *names[] = {"channel_sums", "filter_counts", "window_means", "triangle", "weighted_counts"};
   const char *name = names[WHICH];
   bool ok = true;
   for (Shape s :

@@ -1,6 +1,7 @@
 // Thread-per-item kernels whose item loops over a nest of two loops, for
-// split_loop_across_warp's nest=flat: the lanes of an item's group share the
-// nest's (outer, inner) pairs as one range.
+// split_loop_across_warp's nest=flat (the lanes of an item's group share the
+// nest's (outer, inner) pairs as one range) and nest=inner (they share the
+// inner loop, each running the outer one).
 
 // Per-channel sums over N images of HW pixels (NCHW): exact in integers.
 __global__ void channel_sums(const int *x, int *sum, int *peak, int N, int C, int HW) {
@@ -49,7 +50,8 @@ __global__ void window_means(const float *x, float *mean, int items, int batch, 
   }
 }
 
-// Not flattened: the inner range depends on the outer variable.
+// Not flattened: the inner range depends on the outer variable. Its inner
+// loop can be shared.
 __global__ void triangle(const float *x, float *y, int n, int len) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) {
@@ -61,7 +63,8 @@ __global__ void triangle(const float *x, float *y, int n, int len) {
   }
 }
 
-// Not flattened: the outer body does more than its inner loop.
+// Not flattened, its inner loop not shared: the outer body does more than
+// its inner loop.
 __global__ void imperfect(const float *x, float *y, int n, int rows, int cols) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) {
@@ -75,7 +78,7 @@ __global__ void imperfect(const float *x, float *y, int n, int rows, int cols) {
   }
 }
 
-// Not flattened: the inner bound is a variable the nest writes.
+// Neither: the inner bound is a variable the nest writes.
 __global__ void growing(const int *x, int *y, int n, int rows) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) {
@@ -87,7 +90,7 @@ __global__ void growing(const int *x, int *y, int n, int rows) {
   }
 }
 
-// Not flattened: the nest selects a best element (and where it is).
+// Neither: the nest selects a best element (and where it is).
 __global__ void nest_argmax(const float *x, int *where, int n, int rows, int cols) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) {
@@ -100,5 +103,37 @@ __global__ void nest_argmax(const float *x, int *where, int n, int rows, int col
           at = r * cols + q;
         }
     where[i] = at;
+  }
+}
+
+// Not flattened, for the weight the outer body declares; its inner loop can
+// be shared. Exact in integers.
+__global__ void weighted_counts(const int *x, const int *wt, int *y, int n, int rows, int cols) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    int s = 0;
+    for (int r = 0; r < rows; ++r) {
+      const int w = wt[r] & 7;
+      for (int q = 0; q < cols; ++q)
+        s += w * (x[((size_t)r * n + i) * cols + q] & 1023);
+    }
+    y[i] = s;
+  }
+}
+
+// Its inner loop not shared: a value the outer body declares passes from one
+// inner iteration to the next.
+__global__ void carried(const float *x, float *y, int n, int rows, int cols) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float s = 0.f;
+    for (int r = 0; r < rows; ++r) {
+      float run = 0.f;
+      for (int q = 0; q < cols; ++q) {
+        run = 0.5f * run + x[(i * rows + r) * cols + q];
+        s += run;
+      }
+    }
+    y[i] = s;
   }
 }
