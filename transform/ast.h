@@ -31,6 +31,8 @@ public:
   const clang::SourceManager &sources() const;
   // The text of the kernel's definition (what a variant replaces).
   const std::string &source() const { return source_; }
+  // The real arch the unit was parsed for ("sm_90").
+  const std::string &arch() const { return request_.arch; }
   // Offset of `loc` in source(), when it is written inside the definition
   // (not in a macro expansion); npos otherwise.
   size_t offset(clang::SourceLocation loc) const;

@@ -29,7 +29,17 @@
 // (outer, inner) pairs as one range across the lanes; with nest=inner, the
 // lanes share the inner loop of such a nest (its range may depend on the
 // outer variable, declarations may precede it) and combine once after it.
+// With cluster=C (sm_90 and later, a block per item), C blocks of a
+// thread-block cluster share each item: block r's lane l takes iterations
+// r * lanes + l, r * lanes + l + C * lanes, ...; each block combines its
+// lanes, then every block combines the cluster's C block partials in rank
+// order through distributed shared memory, so all hold the same result, and
+// only block 0 stores. The cluster's blocks share the item, so every branch
+// outside the shared loops is the same in all of them and each reaches the
+// same cluster barriers.
 #include "cache/variant.h"
+#include "tooling/kernel.h"
+#include "tooling/kernel_text.h"
 #include "transform/captured.h"
 #include "transform/edits.h"
 #include "transform/index_space.h"
@@ -89,7 +99,12 @@ struct Groups {
   long lanes = 32, items = 1;
   bool by_items = false;
   Nest nest = Nest::Outer;
+  long cluster = 1; // blocks of a thread-block cluster per item
   long block() const { return lanes * items; }
+  // The thread's position in the shared range and the step between its
+  // iterations.
+  std::string slot() const { return cluster > 1 ? "__kbcc_slot" : "__kbcc_lane"; }
+  long stride() const { return lanes * cluster; }
   // Lanes of one group in one warp.
   long per_warp() const { return by_items ? std::max(1L, 32 / items) : std::min(lanes, 32L); }
   bool spans_warps() const { return lanes > per_warp(); }
@@ -524,6 +539,35 @@ Combiner select(const Selection &sel, const std::vector<std::string> &fields) {
           }};
 }
 
+// A barrier of the thread's cluster, releasing its earlier writes (global
+// and shared) to the cluster's threads and acquiring theirs.
+std::string cluster_barrier() { return "__cluster_barrier_arrive(); __cluster_barrier_wait();"; }
+
+// With clusters (g.cluster > 1), combines the block's partials of `c`,
+// held by every lane, with the other blocks' of its cluster: lane 0 puts
+// them in shared memory, and after a cluster barrier every block merges the
+// C blocks' values in rank order (so all hold one result, bit for bit); a
+// second barrier keeps each block's shared memory alive, and unchanged,
+// until every block has read it. "" without clusters.
+std::string cluster_reduce(const Combiner &c, const Groups &g, int index) {
+  if (g.cluster <= 1) return "";
+  std::string out = "{", store, first;
+  std::vector<std::string> others;
+  for (size_t f = 0; f < c.fields.size(); ++f) {
+    std::string s = "__kbcc_d" + std::to_string(index) + "_" + std::to_string(f), T = "decltype(" + c.fields[f] + ")";
+    out += " __shared__ " + T + " " + s + "[1];";
+    store += s + "[0] = " + c.fields[f] + "; ";
+    auto at = [&](const std::string &rank) {
+      return "(*(" + T + " *)__cluster_map_shared_rank(" + s + ", " + rank + "))";
+    };
+    first += c.fields[f] + " = " + at("0u") + "; ";
+    others.push_back(at("__kbcc_r"));
+  }
+  return out + "\nif (__kbcc_lane == 0) { " + store + "}\n" + cluster_barrier() + "\n" + first +
+         "\nfor (unsigned __kbcc_r = 1; __kbcc_r < " + std::to_string(g.cluster) + "u; ++__kbcc_r) " + c.merge(others) +
+         cluster_barrier() + " }\n";
+}
+
 // Combines the partials of `c` across the group, leaving the result in
 // every lane: shuffles within a warp, then, for a group spanning warps, one
 // set of partials per warp through shared memory, combined in warp order.
@@ -568,10 +612,12 @@ std::string group_reduce(const Combiner &c, const Groups &g, int index) {
          "\n__syncthreads();\n";
   out +=
       load + "\nfor (int __kbcc_w = 1; __kbcc_w < " + warps + "; ++__kbcc_w) " + c.merge(nths) + "__syncthreads(); }\n";
-  return out;
+  return out + cluster_reduce(c, g, index);
 }
 
-std::string barrier(const Groups &g) { return g.spans_warps() ? " __syncthreads();" : " __syncwarp(__kbcc_mask);"; }
+std::string barrier(const Groups &g) {
+  return g.cluster > 1 ? " " + cluster_barrier() : g.spans_warps() ? " __syncthreads();" : " __syncwarp(__kbcc_mask);";
+}
 
 // Rewrites a scan loop (scan_of) for groups within a warp: the loop steps
 // by chunks of `lanes` iterations, lane l runs iteration chunk + l when it is
@@ -674,13 +720,15 @@ Status record_iteration(const KernelAst &k, const Selection &sel, const std::str
 
 // Rewrites the headers of shared nest `l` (flat_inner) so that the group's
 // lanes run its (outer, inner) pairs as one range of outer x inner steps,
-// lane l taking steps l, l + lanes, ...: `head` (text before the outer loop)
-// gets the inner range's length `__kbcc_t` and the lane's position `__kbcc_k`
-// in it, and skips the nest when the range is empty; the outer loop starts
-// at the lane's row and advances `lanes` steps at a time, carrying from the
-// inner position; the inner loop runs its one step at position `__kbcc_k`
-// (a flag joins its test, which holds there, and becomes its increment, so
-// a `continue` in its body still reaches the outer increment).
+// lane l taking steps l, l + lanes, ... (with clusters, from its slot and
+// lanes times the cluster's blocks apart): `head` (text before the outer
+// loop) gets the inner range's length `__kbcc_t` and the lane's position
+// `__kbcc_k` in it, and skips the nest when the range is empty; the outer
+// loop starts at the lane's row and advances that many steps at a time,
+// carrying from the inner position; the inner loop runs its one step at
+// position `__kbcc_k` (a flag joins its test, which holds there, and becomes
+// its increment, so a `continue` in its body still reaches the outer
+// increment).
 // [ob, oe) and [ub, ue) are the spans of the outer loop's start and
 // increment, as share_loop found them.
 Status flatten_nest(const KernelAst &k, const Plan::Loop &l, const Groups &g, size_t ob, size_t oe, size_t ub,
@@ -691,13 +739,12 @@ Status flatten_nest(const KernelAst &k, const Plan::Loop &l, const Groups &g, si
   if (!k.span(l.inner->init->getSourceRange(), ib, ie) || !k.span(l.inner->bound->getSourceRange(), bb, be) ||
       !k.span(in->getCond()->getSourceRange(), cb, ce) || !k.span(in->getInc()->getSourceRange(), nb, ne))
     return not_applicable("a loop is written in a macro");
-  std::string o = l.loop.var->getName().str(), i = l.inner->var->getName().str(), L = std::to_string(g.lanes);
-  std::string lo = src.substr(ib, ie - ib), hi = src.substr(bb, be - bb);
+  std::string o = l.loop.var->getName().str(), i = l.inner->var->getName().str(), L = std::to_string(g.stride());
+  std::string lo = src.substr(ib, ie - ib), hi = src.substr(bb, be - bb), slot = g.slot();
   head += "const long long __kbcc_t = (long long)(" + hi + ") - (long long)(" + lo + ")" +
-          (l.inner->inclusive ? " + 1" : "") +
-          "; long long __kbcc_k = __kbcc_t > 0 ? (long long)__kbcc_lane % __kbcc_t : 0; int __kbcc_once = 1; "
-          "if (__kbcc_t > 0) ";
-  e.replace(ob, oe, "(" + src.substr(ob, oe - ob) + ") + (decltype(" + o + "))((long long)__kbcc_lane / __kbcc_t)");
+          (l.inner->inclusive ? " + 1" : "") + "; long long __kbcc_k = __kbcc_t > 0 ? (long long)" + slot +
+          " % __kbcc_t : 0; int __kbcc_once = 1; if (__kbcc_t > 0) ";
+  e.replace(ob, oe, "(" + src.substr(ob, oe - ob) + ") + (decltype(" + o + "))((long long)" + slot + " / __kbcc_t)");
   e.replace(ub, ue,
             "(" + o + " += (decltype(" + o + "))(" + L + " / __kbcc_t), __kbcc_k += " + L +
                 " % __kbcc_t, __kbcc_once = 1, __kbcc_k >= __kbcc_t ? (void)(__kbcc_k -= __kbcc_t, ++" + o +
@@ -773,8 +820,8 @@ Status share_loop(const KernelAst &k, const Plan::Loop &l, const Groups &g, int 
         (!k.span(strided.init->getSourceRange(), ib, ie) || !k.span(strided.loop->getInc()->getSourceRange(), cb, ce)))
       return not_applicable("a loop is written in a macro");
     std::string v = strided.var->getName().str();
-    e.replace(ib, ie, "(" + src.substr(ib, ie - ib) + ") + (decltype(" + v + "))__kbcc_lane");
-    e.replace(cb, ce, v + " += " + std::to_string(g.lanes));
+    e.replace(ib, ie, "(" + src.substr(ib, ie - ib) + ") + (decltype(" + v + "))" + g.slot());
+    e.replace(cb, ce, v + " += " + std::to_string(g.stride()));
   }
   e.insert(begin, head);
   bool stores = writes_memory(l.loop.loop->getBody());
@@ -839,6 +886,49 @@ std::vector<std::string> nest_values(const Input &in, const Plan &plan, const st
   return out;
 }
 
+// Why `g.cluster` blocks per item cannot run kernel `k` ("" when they can): clusters of 2, 4 or 8 blocks (the portable
+// sizes), on sm_90 and later, each block one item's group (lanes > 32, order=lanes; so no scan, whose lanes stay in one
+// warp), and no cluster size the kernel already declares.
+std::string cluster_refusal(const KernelAst &k, const Groups &g) {
+  if (g.cluster == 1) return "";
+  if (g.cluster != 2 && g.cluster != 4 && g.cluster != 8) return "cluster must be 1, 2, 4 or 8";
+  if (tooling::cuda_arch_number(k.arch()) < 900)
+    return "clusters of blocks need sm_90 or later (the unit is parsed for " + k.arch() + ")";
+  if (g.by_items || g.lanes <= 32) return "cluster needs a block per item (lanes above 32, order=lanes)";
+  if (k.source().find("__cluster_dims__") != std::string::npos) return "the kernel already declares a cluster size";
+  return "";
+}
+
+// `source` (a kernel definition) declaring clusters of `blocks` blocks in x.
+std::string with_cluster_dims(const std::string &source, long blocks) {
+  std::string out = source;
+  if (auto t = tooling::parse_kernel_text(source))
+    out.insert(t->name_pos, "__cluster_dims__(" + std::to_string(blocks) + ", 1, 1) ");
+  return out;
+}
+
+// The `cluster` axis's values for captures of `in` with `items` items at
+// most, `lanes` the first lanes value: when even a block of them per item
+// leaves the GPU short of 2^18 threads (a full H100), the fewest blocks
+// per item that reach it (up to 8) come first, then twice as many, then
+// fewer, then 1; empty (no axis) when the captures have enough items, are
+// unknown, or the unit's arch has no clusters.
+std::vector<std::string> clusters_for(const KernelAst &k, std::optional<uint64_t> items, long lanes) {
+  constexpr uint64_t kFullThreads = uint64_t(1) << 18;
+  if (tooling::cuda_arch_number(k.arch()) < 900 || lanes <= 32 || !items || *items == 0 ||
+      *items * uint64_t(lanes) >= kFullThreads)
+    return {};
+  long first = 2;
+  while (first < 8 && *items * uint64_t(lanes * first) < kFullThreads)
+    first *= 2;
+  std::vector<std::string> out{std::to_string(first)};
+  if (first < 8) out.push_back(std::to_string(first * 2));
+  for (long c = first / 2; c >= 2; c /= 2)
+    out.push_back(std::to_string(c));
+  out.push_back("1");
+  return out;
+}
+
 Expected<std::vector<Axis>> space(const Input &in) {
   auto plan = analyze(*in.ast);
   if (!plan) return plan.error();
@@ -846,6 +936,8 @@ Expected<std::vector<Axis>> space(const Input &in) {
   if (!plan->columns || !plan->top_level) {
     std::vector<Axis> axes{{"lanes", lanes_for(in, plan->space, {"32", "128", "16", "256", "8", "64", "512"})},
                            {"block", {"256", "128", "512"}}};
+    if (auto c = clusters_for(*in.ast, captured_items(in, plan->space), std::stol(axes[0].values.front())); !c.empty())
+      axes.push_back(Axis{"cluster", c});
     if (plan->nests || plan->inner_nests)
       axes.insert(axes.begin(), Axis{"nest", nest_values(in, *plan, axes[0].values)});
     return axes;
@@ -906,6 +998,8 @@ Expected<Output> apply(const Input &in, const Params &params) {
   if (plan->scans && (g.lanes > 32 || g.by_items))
     return not_applicable("a scan's lanes must be consecutive threads of one warp (order=lanes, lanes <= 32)");
   if (g.lanes > 32 && !g.by_items) block = g.lanes; // a block per item
+  g.cluster = int_param(params, "cluster", 1);
+  if (std::string why = cluster_refusal(k, g); !why.empty()) return not_applicable(why);
   if (block < g.lanes || block > 1024 || block % g.lanes != 0)
     return not_applicable("block must be a multiple of lanes");
   g.items = block / g.lanes;
@@ -922,10 +1016,16 @@ Expected<Output> apply(const Input &in, const Params &params) {
   std::string L = std::to_string(g.lanes), I = std::to_string(g.items);
   std::string lane = g.by_items ? "threadIdx.x / " + I + "u" : "threadIdx.x % " + L + "u";
   std::string item = g.by_items ? "threadIdx.x % " + I + "u" : "threadIdx.x / " + L + "u";
-  e.insert(open + 1, "\n  const unsigned __kbcc_lane = " + lane +
-                         ";\n  const unsigned long long __kbcc_item = (unsigned long long)blockIdx.x * " + I +
-                         "ull + " + item + ";\n  const unsigned __kbcc_mask = " + group_mask(g) +
-                         ";\n  (void)__kbcc_mask;\n");
+  std::string C = std::to_string(g.cluster), first_item = "(unsigned long long)blockIdx.x * " + I + "ull + " + item;
+  std::string prologue = "\n  const unsigned __kbcc_lane = " + lane + ";\n";
+  if (g.cluster > 1) {
+    // Block r of a cluster is its rank (clusters of C blocks in x).
+    first_item = "(unsigned long long)(blockIdx.x / " + C + "u)";
+    prologue += "  const unsigned __kbcc_rank = blockIdx.x % " + C +
+                "u;\n  const unsigned __kbcc_slot = __kbcc_rank * " + L + "u + __kbcc_lane;\n";
+  }
+  e.insert(open + 1, prologue + "  const unsigned long long __kbcc_item = " + first_item +
+                         ";\n  const unsigned __kbcc_mask = " + group_mask(g) + ";\n  (void)__kbcc_mask;\n");
   for (const GlobalIndex &gi : plan->space.occurrences) {
     size_t b = 0, x = 0;
     if (!k.span(gi.expr->getSourceRange(), b, x)) return not_applicable("the global index is written in a macro");
@@ -938,15 +1038,16 @@ Expected<Output> apply(const Input &in, const Params &params) {
     size_t b = 0, x = 0;
     if (!k.span(s->getSourceRange(), b, x)) return not_applicable("a store is written in a macro");
     x = past_semicolon(src, x);
-    e.insert(b, "{ if (__kbcc_lane == 0) ");
+    e.insert(b, g.cluster > 1 ? "{ if (__kbcc_lane == 0 && __kbcc_rank == 0) " : "{ if (__kbcc_lane == 0) ");
     e.insert(x, std::string(plan->reads ? barrier(g) : "") + " }");
   }
   auto text = e.apply(src);
   if (!text) return text.error();
   Output out;
-  out.source = *text;
+  out.source = g.cluster > 1 ? with_cluster_dims(*text, g.cluster) : *text;
   launch::LaunchMapping m;
-  m.grid = {"ceil_div(grid.x * block.x, " + I + ")", grid_y(plan->space), grid_z(plan->space)};
+  m.grid = {"ceil_div(grid.x * block.x, " + I + ")" + (g.cluster > 1 ? " * " + C : ""), grid_y(plan->space),
+            grid_z(plan->space)};
   m.block = {std::to_string(block), "1", "1"};
   m.shared = "0";
   m.preconditions = fixed_dims_preconditions(plan->space);

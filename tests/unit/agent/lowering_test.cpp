@@ -127,7 +127,9 @@ TEST(Lowering, AStepEvaluatesEachDistinctKernelOnceAndFillsItsBudget) {
 TEST(Lowering, NestsPassTheWorkCheck) {
   // One thread per channel over a batch and its pixels: nest=flat and
   // nest=inner keep both loops' bounds in their headers, so the guard
-  // against skipped work sees every loop the kernel had.
+  // against skipped work sees every loop the kernel had; so do their
+  // forms with a cluster of blocks per channel, offered for a capture of
+  // 64 channels.
   Unit u(R"(__global__ void rows(const float *x, float *y, int N, int C, int HW) {
   int c = blockIdx.x * blockDim.x + threadIdx.x;
   if (c >= C) return;
@@ -138,18 +140,21 @@ TEST(Lowering, NestsPassTheWorkCheck) {
 })");
   MechanicalLowerer m;
   Candidate start{u.task.kernel.source, {}, "original"};
+  u.task.arguments = {{{"N", 32}, {"C", 64}, {"HW", 3136}}};
   LoweringRequest r = request(u, start, "split_loop_across_warp", "split_loop_across_warp");
   for (std::string nest : {"flat", "inner"}) {
     r.ranked_parameters = {"nest=" + nest};
     auto split = m.lower(r);
     ASSERT_TRUE(split) << split.error().message;
-    int checked = 0;
+    int checked = 0, clustered = 0;
     for (const Candidate &c : split->candidates) {
       if (c.params.at("nest") != nest) continue;
       ++checked;
+      clustered += c.params.at("cluster") != "1";
       kbcc::Status check = check_candidate(u.task.kernel.source, c.source, c.launch);
       EXPECT_TRUE(check) << check.error().message << "\n" << c.source;
     }
     EXPECT_GT(checked, 0) << nest;
+    EXPECT_GT(clustered, 0) << nest;
   }
 }

@@ -1,6 +1,7 @@
 // Runs kernel WHICH of transform/Inputs/nests.cu as written and as rewritten
 // by split_loop_across_warp with nest=flat or inner (VARIANT, launched as its mapping
-// says: ITEMS items per block of BLOCK threads) on nests whose inner range is
+// says: ITEMS items per block of BLOCK threads, CLUSTER blocks per item
+// with clusters) on nests whose inner range is
 // empty, shorter than the lanes, or a length no lane count divides, and
 // prints "<kernel> same" when the outputs agree: bitwise for the integer
 // kernels, within the bound of the reordered sums for the float ones.
@@ -8,6 +9,10 @@
 
 #include <algorithm>
 #include <climits>
+
+#ifndef CLUSTER
+#define CLUSTER 1
+#endif
 
 // One problem: items, the outer range and the inner range.
 struct Shape {
@@ -17,7 +22,7 @@ struct Shape {
 // Whether the rewrite agrees with the original on `s`.
 bool check(const char *name, const Shape &s) {
   const dim3 grid(blocks(s.items, 128)), block(128);
-  const dim3 vgrid(blocks(grid.x * block.x, ITEMS)), vblock(BLOCK);
+  const dim3 vgrid(blocks(grid.x * block.x, ITEMS) * CLUSTER), vblock(BLOCK);
   // window_means reads 3 columns; triangle `outer` elements per item.
   const size_t size = (size_t)s.items * s.outer * std::max(s.inner * 3, 1) + 1;
   std::vector<int> xi(size);
