@@ -28,7 +28,9 @@
 // is one counted loop with a fixed range, that only accumulates, runs its
 // (outer, inner) pairs as one range across the lanes; with nest=inner, the
 // lanes share the inner loop of such a nest (its range may depend on the
-// outer variable, declarations may precede it) and combine once after it.
+// outer variable, declarations may precede it) and combine once after it;
+// with nest=deep, the lanes share the deepest loop of a longer chain of such
+// nests (three loops or more), each lane running the loops above it.
 // With cluster=C (sm_90 and later, a block per item), C blocks of a
 // thread-block cluster share each item: block r's lane l takes iterations
 // r * lanes + l, r * lanes + l + C * lanes, ...; each block combines its
@@ -69,6 +71,7 @@ struct Plan {
     const Expr *term = nullptr;              // the scan's new term
     std::optional<CountedLoop> inner;        // the loop its body is, when the two can run as one range (flat_inner)
     std::optional<CountedLoop> inner_shared; // its inner loop, when the lanes can share it instead (shared_inner)
+    std::vector<CountedLoop> deeper;         // loops below that one they can share instead (shared_deeper)
   };
   std::vector<Loop> loops;                   // shared across the group
   std::vector<const Stmt *> lane0;           // stores outside shared loops
@@ -88,10 +91,14 @@ struct Plan {
   long most_inner_steps = -1;             // the most steps of a loop the lanes share with nest=inner
   bool inner_nests = false;               // some shared loop has an inner loop the lanes can share
   const Expr *inner_bound = nullptr;      // the first such inner loop's bound
+  std::vector<std::string> deep_trip_counts; // the shared loops' trip counts with nest=deep
+  long most_deep_steps = -1;                 // the most steps of a loop the lanes share with nest=deep
+  bool deep_nests = false;                   // some shared loop has loops below its inner loop the lanes can share
+  const Expr *deep_bound = nullptr;          // the first such loop's bound (the deepest of its nest)
 };
 
 // Which loop of a nest the lanes share.
-enum class Nest { Outer, Flat, Inner };
+enum class Nest { Outer, Flat, Inner, Deep };
 
 // How threads form groups: `lanes` per item, `items` per block; by_items: a
 // group's lanes are `items` threads apart (else consecutive).
@@ -401,20 +408,11 @@ std::optional<CountedLoop> flat_inner(const Plan::Loop &l, const ASTContext &ctx
   return inner;
 }
 
-// The inner loop of shared loop `l` when the group's lanes can share it
-// instead, each lane running the whole outer loop and the partials combined
-// once after the nest: `l`'s body is declarations then one counted loop (or
-// that loop alone); the nest accumulates, only inside that loop, without
-// selections or a scan, and stores nothing to memory; the declarations
-// have no side effects and the inner loop assigns none of their variables
-// (no value passes from one inner iteration to the next but the
-// accumulations); the inner loop's start and bound have no side effects and
-// read no variable the inner loop assigns (an accumulator, say), so every
-// lane of a group sees the same range at each outer step, which may depend
-// on the outer variable (a triangular nest).
-std::optional<CountedLoop> shared_inner(const Plan::Loop &l, const ASTContext &ctx) {
-  if (l.scan || !l.sels.empty() || l.accs.empty() || writes_memory(l.loop.loop->getBody())) return std::nullopt;
-  const Stmt *body = l.loop.loop->getBody();
+// The counted loop the body of `outer` is when the lanes can share it in
+// `outer`'s place, its accumulations `accs` (shared_inner's rules).
+std::optional<CountedLoop> inner_of(const ForStmt *outer, const std::vector<Accumulation> &accs,
+                                    const ASTContext &ctx) {
+  const Stmt *body = outer->getBody();
   std::vector<const DeclStmt *> decls;
   if (const auto *c = dyn_cast<CompoundStmt>(body)) {
     if (c->size() == 0) return std::nullopt;
@@ -434,7 +432,7 @@ std::optional<CountedLoop> shared_inner(const Plan::Loop &l, const ASTContext &c
       const auto *v = dyn_cast<VarDecl>(x);
       if (!v || (v->getInit() && v->getInit()->HasSideEffects(ctx)) || assigns(in, v)) return std::nullopt;
     }
-  for (const Accumulation &a : l.accs) {
+  for (const Accumulation &a : accs) {
     bool inside = false;
     walk(in, [&](const Stmt *s) { inside = inside || s == a.stmt; });
     if (!inside) return std::nullopt;
@@ -451,6 +449,34 @@ std::optional<CountedLoop> shared_inner(const Plan::Loop &l, const ASTContext &c
   return inner;
 }
 
+// The inner loop of shared loop `l` when the group's lanes can share it
+// instead, each lane running the whole outer loop and the partials combined
+// once after the nest: `l`'s body is declarations then one counted loop (or
+// that loop alone); the nest accumulates, only inside that loop, without
+// selections or a scan, and stores nothing to memory; the declarations
+// have no side effects and the inner loop assigns none of their variables
+// (no value passes from one inner iteration to the next but the
+// accumulations); the inner loop's start and bound have no side effects and
+// read no variable the inner loop assigns (an accumulator, say), so every
+// lane of a group sees the same range at each outer step, which may depend
+// on the outer variable (a triangular nest).
+std::optional<CountedLoop> shared_inner(const Plan::Loop &l, const ASTContext &ctx) {
+  if (l.scan || !l.sels.empty() || l.accs.empty() || writes_memory(l.loop.loop->getBody())) return std::nullopt;
+  return inner_of(l.loop.loop, l.accs, ctx);
+}
+
+// The loops below `l`'s shared inner loop that the lanes can share in its
+// place, outermost first: each the loop the body of the one above is, by
+// the rules of shared_inner applied level by level (nest=deep shares the
+// last, every lane running the loops above it).
+std::vector<CountedLoop> shared_deeper(const Plan::Loop &l, const ASTContext &ctx) {
+  std::vector<CountedLoop> out;
+  if (!l.inner_shared) return out;
+  for (auto next = inner_of(l.inner_shared->loop, l.accs, ctx); next; next = inner_of(next->loop, l.accs, ctx))
+    out.push_back(*next);
+  return out;
+}
+
 Expected<Plan> analyze(const KernelAst &k) {
   auto space = index_space(k, /*allow_2d=*/false, /*allow_atomics=*/true, /*allow_batch=*/true);
   if (!space) return space.error();
@@ -462,7 +488,7 @@ Expected<Plan> analyze(const KernelAst &k) {
                           (plan.unshared.empty() ? "" : " (the first: " + plan.unshared + ")"));
   plan.reads = reads_memory(space->body);
   std::vector<const VarDecl *> indexes = index_variables(space->body, 0);
-  plan.most_steps = plan.most_flat_steps = plan.most_inner_steps = 0;
+  plan.most_steps = plan.most_flat_steps = plan.most_inner_steps = plan.most_deep_steps = 0;
   auto most = [](long &m, long steps) { m = steps < 0 || m < 0 ? -1 : std::max(m, steps); };
   for (Plan::Loop &l : plan.loops) {
     long steps = constant_steps(l.loop, k.context()), flat = steps, inner = steps;
@@ -481,11 +507,26 @@ Expected<Plan> analyze(const KernelAst &k) {
         if (!plan.inner_nests) plan.inner_bound = in->bound;
       }
     }
+    // With nest=deep the lanes stride the deepest loop of the nest they can
+    // share, and the reordered terms are those of every loop down to it.
+    l.deeper = shared_deeper(l, k.context());
+    long deep = inner;
+    std::optional<std::string> deep_trip = nest_trip;
+    for (const CountedLoop &d : l.deeper) {
+      deep = constant_steps(d, k.context());
+      auto bound = as_mapping_expr(d.bound);
+      if (deep_trip && bound) deep_trip = "(" + *deep_trip + ") * (" + *bound + ")";
+      auto q = integer_params(d.bound);
+      plan.nest_size_params.insert(q.begin(), q.end());
+    }
+    if (!l.deeper.empty() && !plan.deep_nests) plan.deep_bound = l.deeper.back().bound;
     plan.nests = plan.nests || l.inner;
     plan.inner_nests = plan.inner_nests || l.inner_shared;
+    plan.deep_nests = plan.deep_nests || !l.deeper.empty();
     most(plan.most_steps, steps);
     most(plan.most_flat_steps, flat);
     most(plan.most_inner_steps, inner);
+    most(plan.most_deep_steps, deep);
     walk(l.loop.loop->getBody(), [&](const Stmt *s) {
       if (const auto *sub = dyn_cast<ArraySubscriptExpr>(s))
         plan.columns = plan.columns || column_read(sub->getIdx(), l.loop.var, indexes);
@@ -501,6 +542,7 @@ Expected<Plan> analyze(const KernelAst &k) {
     };
     add(plan.trip_counts, trip);
     add(plan.nest_trip_counts, nest_trip);
+    add(plan.deep_trip_counts, deep_trip);
     auto p = integer_params(l.loop.bound);
     plan.size_params.insert(p.begin(), p.end());
   }
@@ -814,8 +856,11 @@ Status share_loop(const KernelAst &k, const Plan::Loop &l, const Groups &g, int 
   if (g.nest == Nest::Flat && l.inner) {
     if (auto st = flatten_nest(k, l, g, ib, ie, cb, ce, head, e); !st) return st;
   } else {
-    // The lanes stride the loop, or with nest=inner its inner loop.
-    const CountedLoop &strided = g.nest == Nest::Inner && l.inner_shared ? *l.inner_shared : l.loop;
+    // The lanes stride the loop, with nest=inner its inner loop, with
+    // nest=deep the deepest loop they can share.
+    const CountedLoop &strided = g.nest == Nest::Deep && !l.deeper.empty()                           ? l.deeper.back()
+                                 : (g.nest == Nest::Inner || g.nest == Nest::Deep) && l.inner_shared ? *l.inner_shared
+                                                                                                     : l.loop;
     if (&strided != &l.loop &&
         (!k.span(strided.init->getSourceRange(), ib, ie) || !k.span(strided.loop->getInc()->getSourceRange(), cb, ce)))
       return not_applicable("a loop is written in a macro");
@@ -876,6 +921,7 @@ std::vector<std::string> nest_values(const Input &in, const Plan &plan, const st
   std::vector<std::string> out;
   if (plan.nests) out.push_back("flat");
   if (plan.inner_nests) out.push_back("inner");
+  if (plan.deep_nests) out.push_back("deep");
   out.push_back("outer");
   if (!plan.nests || !plan.inner_nests || lanes.empty()) return out;
   auto values = captured_values(plan.inner_bound, in);
@@ -976,21 +1022,30 @@ Expected<Output> apply(const Input &in, const Params &params) {
     return not_applicable("order is not items or lanes");
   g.by_items = order != params.end() && order->second == "items";
   auto nest = params.find("nest");
-  if (nest != params.end() && nest->second != "flat" && nest->second != "inner" && nest->second != "outer")
-    return not_applicable("nest is not flat, inner or outer");
+  if (nest != params.end() && nest->second != "flat" && nest->second != "inner" && nest->second != "deep" &&
+      nest->second != "outer")
+    return not_applicable("nest is not flat, inner, deep or outer");
   if (nest != params.end())
-    g.nest = nest->second == "flat" ? Nest::Flat : nest->second == "inner" ? Nest::Inner : Nest::Outer;
+    g.nest = nest->second == "flat"    ? Nest::Flat
+             : nest->second == "inner" ? Nest::Inner
+             : nest->second == "deep"  ? Nest::Deep
+                                       : Nest::Outer;
   if (g.nest == Nest::Flat && !plan->nests)
     return not_applicable("no shared loop is a nest of two loops that can run as one range (a single counted loop "
                           "as its body, with a fixed range, accumulating, storing nothing)");
   if (g.nest == Nest::Inner && !plan->inner_nests)
     return not_applicable("no shared loop has an inner loop its lanes can share (declarations then one counted loop "
                           "as its body, every accumulation in it, a range it does not change, storing nothing)");
-  if (g.nest != Nest::Outer && g.by_items) return not_applicable("nest=flat and nest=inner run with order=lanes only");
+  if (g.nest == Nest::Deep && !plan->deep_nests)
+    return not_applicable("no shared loop's inner loop has a loop below it its lanes can share (each level "
+                          "declarations then one counted loop, every accumulation in the deepest)");
+  if (g.nest != Nest::Outer && g.by_items)
+    return not_applicable("nest=flat, nest=inner and nest=deep run with order=lanes only");
   if (g.lanes < 2 || g.lanes > 1024 || (g.lanes & (g.lanes - 1)) != 0)
     return not_applicable("lanes must be a power of two");
   long most = g.nest == Nest::Flat    ? plan->most_flat_steps
               : g.nest == Nest::Inner ? plan->most_inner_steps
+              : g.nest == Nest::Deep  ? plan->most_deep_steps
                                       : plan->most_steps;
   if (most >= 0 && g.lanes > most)
     return not_applicable("the shared loops run at most " + std::to_string(most) + " steps, fewer than " +
@@ -1055,7 +1110,9 @@ Expected<Output> apply(const Input &in, const Params &params) {
   out.launch = m;
   out.numerics = plan->float_reduction ? cache::kNumericsReassociates : cache::kNumericsExact;
   std::string n;
-  for (const std::string &t : g.nest != Nest::Outer ? plan->nest_trip_counts : plan->trip_counts)
+  for (const std::string &t : g.nest == Nest::Deep    ? plan->deep_trip_counts
+                              : g.nest != Nest::Outer ? plan->nest_trip_counts
+                                                      : plan->trip_counts)
     n = n.empty() ? t : "max(" + n + ", " + t + ")";
   out.reduction_length = plan->float_reduction ? n : "";
   std::set<std::string> sizes = plan->size_params;

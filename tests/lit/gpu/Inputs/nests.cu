@@ -1,5 +1,5 @@
 // Runs kernel WHICH of transform/Inputs/nests.cu as written and as rewritten
-// by split_loop_across_warp with nest=flat or inner (VARIANT, launched as its mapping
+// by split_loop_across_warp with nest=flat, inner or deep (VARIANT, launched as its mapping
 // says: ITEMS items per block of BLOCK threads, CLUSTER blocks per item
 // with clusters) on nests whose inner range is
 // empty, shorter than the lanes, or a length no lane count divides, and
@@ -51,6 +51,12 @@ bool check(const char *name, const Shape &s) {
   LAUNCH(orig::triangle, grid, block, x, y0, s.items, s.outer);
   LAUNCH(var::triangle, vgrid, vblock, x, y1, s.items, s.outer);
   return same(name, download(y0, s.items), download(y1, s.items), 0);
+#elif WHICH == 5
+  // fields = outer, dim = inner: the pairs' products of 4-bit values.
+  int *x = upload(xi), *y0 = upload(std::vector<int>(s.items, 7)), *y1 = upload(std::vector<int>(s.items, 7));
+  LAUNCH(orig::pair_products, grid, block, x, y0, s.items, s.outer, s.inner);
+  LAUNCH(var::pair_products, vgrid, vblock, x, y1, s.items, s.outer, s.inner);
+  return same(name, download(y0, s.items), download(y1, s.items), 0);
 #elif WHICH == 4
   std::vector<int> wt(s.outer + 1);
   for (int r = 0; r <= s.outer; ++r)
@@ -74,7 +80,8 @@ bool check(const char *name, const Shape &s) {
 }
 
 int main() {
-  const char *names[] = {"channel_sums", "filter_counts", "window_means", "triangle", "weighted_counts"};
+  const char *names[] = {"channel_sums", "filter_counts",   "window_means",
+                         "triangle",     "weighted_counts", "pair_products"};
   const char *name = names[WHICH];
   bool ok = true;
   for (Shape s :

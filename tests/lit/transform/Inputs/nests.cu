@@ -137,3 +137,35 @@ __global__ void carried(const float *x, float *y, int n, int rows, int cols) {
     y[i] = s;
   }
 }
+
+// Three loops deep, the pairs a triangle and the deepest loop contiguous:
+// the lanes can share the deepest (nest=deep), each running the pairs; the
+// middle body declares the pair's row first. Exact in integers.
+__global__ void pair_products(const int *x, int *y, int n, int fields, int dim) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    int s = 0;
+    for (int a = 0; a < fields; ++a)
+      for (int b = a + 1; b < fields; ++b) {
+        const int *row = x + ((size_t)i * fields + b) * dim;
+        for (int k = 0; k < dim; ++k)
+          s += (x[((size_t)i * fields + a) * dim + k] & 15) * (row[k] & 15);
+      }
+    y[i] = s;
+  }
+}
+
+// Its deepest loop not shared: the middle loop accumulates outside it.
+__global__ void middle_terms(const int *x, int *y, int n, int rows, int cols, int depth) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    int s = 0;
+    for (int r = 0; r < rows; ++r)
+      for (int q = 0; q < cols; ++q) {
+        s += x[(i * rows + r) * cols + q] & 7;
+        for (int d = 0; d < depth; ++d)
+          s += x[((i * rows + r) * cols + q) * depth + d] & 3;
+      }
+    y[i] = s;
+  }
+}
