@@ -94,7 +94,6 @@ struct Plan {
   std::vector<std::string> deep_trip_counts; // the shared loops' trip counts with nest=deep
   long most_deep_steps = -1;                 // the most steps of a loop the lanes share with nest=deep
   bool deep_nests = false;                   // some shared loop has loops below its inner loop the lanes can share
-  const Expr *deep_bound = nullptr;          // the first such loop's bound (the deepest of its nest)
 };
 
 // Which loop of a nest the lanes share.
@@ -519,7 +518,6 @@ Expected<Plan> analyze(const KernelAst &k) {
       auto q = integer_params(d.bound);
       plan.nest_size_params.insert(q.begin(), q.end());
     }
-    if (!l.deeper.empty() && !plan.deep_nests) plan.deep_bound = l.deeper.back().bound;
     plan.nests = plan.nests || l.inner;
     plan.inner_nests = plan.inner_nests || l.inner_shared;
     plan.deep_nests = plan.deep_nests || !l.deeper.empty();
@@ -932,9 +930,11 @@ std::vector<std::string> nest_values(const Input &in, const Plan &plan, const st
   return out;
 }
 
-// Why `g.cluster` blocks per item cannot run kernel `k` ("" when they can): clusters of 2, 4 or 8 blocks (the portable
-// sizes), on sm_90 and later, each block one item's group (lanes > 32, order=lanes; so no scan, whose lanes stay in one
-// warp), and no cluster size the kernel already declares.
+// Why `g.cluster` blocks per item cannot run kernel `k` ("" when they
+// can): clusters of 2, 4 or 8 blocks (the portable sizes), on sm_90 and
+// later, each block one item's group (lanes > 32, order=lanes; so no scan,
+// whose lanes stay in one warp), and no cluster size the kernel already
+// declares.
 std::string cluster_refusal(const KernelAst &k, const Groups &g) {
   if (g.cluster == 1) return "";
   if (g.cluster != 2 && g.cluster != 4 && g.cluster != 8) return "cluster must be 1, 2, 4 or 8";

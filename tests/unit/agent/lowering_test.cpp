@@ -158,3 +158,32 @@ TEST(Lowering, NestsPassTheWorkCheck) {
     EXPECT_GT(clustered, 0) << nest;
   }
 }
+
+TEST(Lowering, DeepNestsPassTheWorkCheck) {
+  // Pairs of a sample's fields, three loops deep: nest=deep strides the
+  // deepest loop and keeps every loop's bound in its header.
+  Unit u(R"(__global__ void rows(const float *e, float *y, int n, int fields, int dim) {
+  int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= n) return;
+  float acc = 0.0f;
+  for (int a = 0; a < fields; ++a)
+    for (int b = a + 1; b < fields; ++b)
+      for (int k = 0; k < dim; ++k) acc += e[((size_t)s * fields + a) * dim + k] * e[((size_t)s * fields + b) * dim + k];
+  y[s] = acc;
+})");
+  MechanicalLowerer m;
+  Candidate start{u.task.kernel.source, {}, "original"};
+  LoweringRequest r = request(u, start, "split_loop_across_warp", "split_loop_across_warp");
+  r.ranked_parameters = {"nest=deep"};
+  auto split = m.lower(r);
+  ASSERT_TRUE(split) << split.error().message;
+  int checked = 0;
+  for (const Candidate &c : split->candidates) {
+    if (c.params.at("nest") != "deep") continue;
+    ++checked;
+    EXPECT_NE(c.source.find("k += "), std::string::npos) << c.source;
+    kbcc::Status check = check_candidate(u.task.kernel.source, c.source, c.launch);
+    EXPECT_TRUE(check) << check.error().message << "\n" << c.source;
+  }
+  EXPECT_GT(checked, 0);
+}
