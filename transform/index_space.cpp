@@ -8,9 +8,13 @@
 
 namespace kbcc::transform {
 
-Expected<IndexSpace> index_space(const KernelAst &k, bool allow_2d, bool allow_atomics, bool allow_batch,
-                                 bool allow_3d) {
-  IndexSpace s;
+namespace {
+
+// Sets `s.body` when kernel `k` has one and none of the effects by which its
+// threads could depend on each other: barriers, warp-level operations,
+// shared memory, inline assembly, device-side launches, calls kbcc cannot
+// see, and atomics unless `allow_atomics`; else the reason.
+Status independent_threads(const KernelAst &k, bool allow_atomics, IndexSpace &s) {
   s.body = llvm::dyn_cast_or_null<clang::CompoundStmt>(k.kernel()->getBody());
   if (!s.body) return not_applicable("the kernel has no body");
   Effects fx = effects_of(k.kernel());
@@ -21,6 +25,15 @@ Expected<IndexSpace> index_space(const KernelAst &k, bool allow_2d, bool allow_a
   if (fx.device_launch) return not_applicable("the kernel launches kernels");
   if (fx.unknown_calls) return not_applicable("the kernel calls functions kbcc cannot see");
   if (fx.atomics && !allow_atomics) return not_applicable("the kernel uses atomics");
+  return Status::ok();
+}
+
+} // namespace
+
+Expected<IndexSpace> index_space(const KernelAst &k, bool allow_2d, bool allow_atomics, bool allow_batch,
+                                 bool allow_3d) {
+  IndexSpace s;
+  if (auto st = independent_threads(k, allow_atomics, s); !st) return st.error();
   IndexUses uses = index_uses(s.body);
   // blockIdx.y/z and gridDim.y/z are a batch index only where the kernel has
   // no global index in that dimension.
@@ -50,6 +63,15 @@ Expected<IndexSpace> index_space(const KernelAst &k, bool allow_2d, bool allow_a
           auto params = integer_params(b);
           s.bound_params.insert(params.begin(), params.end());
         }
+  return s;
+}
+
+Expected<IndexSpace> serial_space(const KernelAst &k, bool allow_atomics) {
+  IndexSpace s;
+  if (auto st = independent_threads(k, allow_atomics, s); !st) return st.error();
+  IndexUses uses = index_uses(s.body);
+  if (!uses.global.empty() || !uses.other.empty())
+    return not_applicable("the kernel reads threadIdx, blockIdx, blockDim or gridDim");
   return s;
 }
 

@@ -41,6 +41,12 @@ struct IndexSpace {
 Expected<IndexSpace> index_space(const KernelAst &k, bool allow_2d, bool allow_atomics, bool allow_batch = false,
                                  bool allow_3d = false);
 
+// The index space of a serial kernel: one that reads no CUDA builtin, so
+// that every thread runs all of it, and has none of the effects index_space
+// refuses (atomics only when `allow_atomics`). Launched as a single thread,
+// it is one item: dims 1, no occurrences of the idiom, no guard bounds.
+Expected<IndexSpace> serial_space(const KernelAst &k, bool allow_atomics);
+
 // Preconditions of a launch mapping over `space` whose new launch covers the
 // original's threads of dimension `dim` in units of `unit` threads: the unit
 // divides the original extent, or a guard bound shows the extra threads idle.

@@ -14,8 +14,9 @@
 // `items` apart so that consecutive threads take consecutive items and a
 // warp's reads at one step are contiguous (order=items).
 //
-// Legal when: builtins appear only in the x global index; no barriers, warp
-// operations or shared memory; each shared loop is a counted loop whose
+// Legal when: builtins appear only in the x global index (or nowhere: a
+// serial kernel, which launched as one thread is one item, whose group is
+// the block); no barriers, warp operations or shared memory; each shared loop is a counted loop whose
 // scalar writes are recognised accumulations, selections or a scan, without return/break/goto,
 // whose stores move with the loop variable and whose loads of a stored array
 // read the same element; statements outside shared loops that store are
@@ -91,6 +92,7 @@ struct Plan {
   long most_inner_steps = -1;             // the most steps of a loop the lanes share with nest=inner
   bool inner_nests = false;               // some shared loop has an inner loop the lanes can share
   const Expr *inner_bound = nullptr;      // the first such inner loop's bound
+  bool serial = false;                    // the kernel reads no builtin (serial_space): one item, as one thread
   std::vector<std::string> deep_trip_counts; // the shared loops' trip counts with nest=deep
   long most_deep_steps = -1;                 // the most steps of a loop the lanes share with nest=deep
   bool deep_nests = false;                   // some shared loop has loops below its inner loop the lanes can share
@@ -478,8 +480,14 @@ std::vector<CountedLoop> shared_deeper(const Plan::Loop &l, const ASTContext &ct
 
 Expected<Plan> analyze(const KernelAst &k) {
   auto space = index_space(k, /*allow_2d=*/false, /*allow_atomics=*/true, /*allow_batch=*/true);
-  if (!space) return space.error();
   Plan plan;
+  if (!space) {
+    // A serial kernel (no builtin read), run as one thread: one item.
+    auto serial = serial_space(k, /*allow_atomics=*/true);
+    if (!serial) return space.error();
+    space = std::move(serial);
+    plan.serial = true;
+  }
   plan.space = *space;
   if (std::string why = plan_statements(space->body, k.context(), plan); !why.empty()) return not_applicable(why);
   if (plan.loops.empty())
@@ -978,6 +986,16 @@ std::vector<std::string> clusters_for(const KernelAst &k, std::optional<uint64_t
 Expected<std::vector<Axis>> space(const Input &in) {
   auto plan = analyze(*in.ast);
   if (!plan) return plan.error();
+  if (plan->serial) {
+    // One item: its group is the block (and a cluster's blocks), the more
+    // lanes the better.
+    std::vector<std::string> lanes = plan->scans ? std::vector<std::string>{"32", "16", "8"}
+                                                 : std::vector<std::string>{"1024", "512", "256", "128", "64", "32"};
+    std::vector<Axis> axes{{"lanes", lanes}};
+    if (auto c = clusters_for(*in.ast, 1, std::stol(lanes.front())); !c.empty()) axes.push_back(Axis{"cluster", c});
+    if (plan->nests || plan->inner_nests) axes.insert(axes.begin(), Axis{"nest", nest_values(in, *plan, lanes)});
+    return axes;
+  }
   if (plan->scans) return std::vector<Axis>{{"lanes", {"32", "16", "8"}}, {"block", {"256", "128", "512"}}};
   if (!plan->columns || !plan->top_level) {
     std::vector<Axis> axes{{"lanes", lanes_for(in, plan->space, {"32", "128", "16", "256", "8", "64", "512"})},
@@ -1021,6 +1039,7 @@ Expected<Output> apply(const Input &in, const Params &params) {
   if (order != params.end() && order->second != "items" && order->second != "lanes")
     return not_applicable("order is not items or lanes");
   g.by_items = order != params.end() && order->second == "items";
+  if (g.by_items && plan->serial) return not_applicable("a serial kernel's one item runs with order=lanes");
   auto nest = params.find("nest");
   if (nest != params.end() && nest->second != "flat" && nest->second != "inner" && nest->second != "deep" &&
       nest->second != "outer")
@@ -1052,7 +1071,7 @@ Expected<Output> apply(const Input &in, const Params &params) {
                           std::to_string(g.lanes) + " lanes");
   if (plan->scans && (g.lanes > 32 || g.by_items))
     return not_applicable("a scan's lanes must be consecutive threads of one warp (order=lanes, lanes <= 32)");
-  if (g.lanes > 32 && !g.by_items) block = g.lanes; // a block per item
+  if ((g.lanes > 32 || plan->serial) && !g.by_items) block = g.lanes; // a block per item
   g.cluster = int_param(params, "cluster", 1);
   if (std::string why = cluster_refusal(k, g); !why.empty()) return not_applicable(why);
   if (block < g.lanes || block > 1024 || block % g.lanes != 0)
@@ -1079,8 +1098,8 @@ Expected<Output> apply(const Input &in, const Params &params) {
     prologue += "  const unsigned __kbcc_rank = blockIdx.x % " + C +
                 "u;\n  const unsigned __kbcc_slot = __kbcc_rank * " + L + "u + __kbcc_lane;\n";
   }
-  e.insert(open + 1, prologue + "  const unsigned long long __kbcc_item = " + first_item +
-                         ";\n  const unsigned __kbcc_mask = " + group_mask(g) + ";\n  (void)__kbcc_mask;\n");
+  if (!plan->serial) prologue += "  const unsigned long long __kbcc_item = " + first_item + ";\n";
+  e.insert(open + 1, prologue + "  const unsigned __kbcc_mask = " + group_mask(g) + ";\n  (void)__kbcc_mask;\n");
   for (const GlobalIndex &gi : plan->space.occurrences) {
     size_t b = 0, x = 0;
     if (!k.span(gi.expr->getSourceRange(), b, x)) return not_applicable("the global index is written in a macro");
@@ -1101,11 +1120,14 @@ Expected<Output> apply(const Input &in, const Params &params) {
   Output out;
   out.source = g.cluster > 1 ? with_cluster_dims(*text, g.cluster) : *text;
   launch::LaunchMapping m;
-  m.grid = {"ceil_div(grid.x * block.x, " + I + ")" + (g.cluster > 1 ? " * " + C : ""), grid_y(plan->space),
-            grid_z(plan->space)};
+  m.grid = {plan->serial ? C : "ceil_div(grid.x * block.x, " + I + ")" + (g.cluster > 1 ? " * " + C : ""),
+            grid_y(plan->space), grid_z(plan->space)};
   m.block = {std::to_string(block), "1", "1"};
   m.shared = "0";
-  m.preconditions = fixed_dims_preconditions(plan->space);
+  // A serial kernel is one item only when launched as one thread.
+  if (plan->serial) m.preconditions = {"grid.x == 1", "block.x == 1"};
+  auto fixed = fixed_dims_preconditions(plan->space);
+  m.preconditions.insert(m.preconditions.end(), fixed.begin(), fixed.end());
   if (g.items > 1) m.preconditions.push_back(coverage_precondition(plan->space, 0, g.items));
   out.launch = m;
   out.numerics = plan->float_reduction ? cache::kNumericsReassociates : cache::kNumericsExact;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The optimization benchmark, for a machine with an NVIDIA GPU.
 #
-# For every app in bench/optimize/{apps,extra,gridstride,atomics,allpairs,gathers,scans,unseen,helpers,batched,templates,cstyle,forms,values,splits,volumes,staged,lastwarp,written,tiled,masked,private,fresh,novel,layers,records,nests} (one naive kernel each) and for two
+# For every app in bench/optimize/{apps,extra,gridstride,atomics,allpairs,gathers,scans,unseen,helpers,batched,templates,cstyle,forms,values,splits,volumes,staged,lastwarp,written,tiled,masked,private,fresh,novel,layers,records,nests,serial} (one naive kernel each) and for two
 # knowledge bases (the shipped seed KB, and an "empty" KB made by
 # make_empty_kb.py), in a fresh KBCC_DIR each:
 #   build the app with kbcc -> run it (baseline) -> kbcc capture -- app
@@ -84,7 +84,8 @@ opt_args+=("${extra_args[@]}")
 # eight more: loop bounds from the row, offsets or a mask, online updates,
 # layers/ six more, layers of neural networks, records/ streams read or
 # written as records of a few elements (pairs, pixels), nests/ one thread
-# per item reducing over nested loops (a batch and the pixels, pairs).
+# per item reducing over nested loops (a batch and the pixels, pairs),
+# serial/ kernels that one thread, launched alone, runs over a whole input.
 source_of() {
   local d
   for d in "${groups[@]}"; do

@@ -47,6 +47,7 @@ GROUPS = [
     ("layers", "Kernels written after every transform: layers of neural networks"),
     ("records", "Streams of records: interleaved pairs and pixels"),
     ("nests", "Reductions over nested loops: a batch and the pixels, channels and pixels, pairs of features"),
+    ("serial", "Serial kernels: one thread, launched alone, walks the whole input"),
 ]
 
 
