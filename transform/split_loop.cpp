@@ -16,9 +16,10 @@
 //
 // Legal when: builtins appear only in the x global index (or nowhere: a
 // serial kernel, which launched as one thread is one item, whose group is
-// the block); no barriers, warp operations or shared memory; each shared loop is a counted loop whose
-// scalar writes are recognised accumulations, selections or a scan, without return/break/goto,
-// whose stores move with the loop variable and whose loads of a stored array
+// the block); no barriers, warp operations or shared memory; each shared
+// loop is a counted loop whose scalar writes are recognised accumulations,
+// selections or a scan, without return/break/goto, whose stores move with
+// the loop variable and whose loads of a stored array
 // read the same element; statements outside shared loops that store are
 // expression statements. Floating-point accumulations reassociate. With
 // order=items, a group spans warps and combines through shared memory with
@@ -52,6 +53,7 @@
 #include "clang/AST/StmtVisitor.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -60,6 +62,20 @@ namespace kbcc::transform {
 using namespace clang;
 
 namespace {
+
+// Which loop of a nest the lanes share, and each value's name.
+enum class Nest { Outer, Flat, Inner, Deep };
+constexpr const char *kNestNames[] = {"outer", "flat", "inner", "deep"};
+
+// One way of sharing the shared loops' nests: whether some shared loop
+// offers it (nest=outer: always), the most steps of a loop its lanes stride
+// when each runs a constant count (else -1), and the shared loops' trip
+// counts in the mapping language (what a reassociated sum reorders).
+struct Form {
+  bool offered = false;
+  long most_steps = 0;
+  std::vector<std::string> trip_counts;
+};
 
 // How the kernel's statements are treated.
 struct Plan {
@@ -74,32 +90,24 @@ struct Plan {
     std::optional<CountedLoop> inner_shared; // its inner loop, when the lanes can share it instead (shared_inner)
     std::vector<CountedLoop> deeper;         // loops below that one they can share instead (shared_deeper)
   };
-  std::vector<Loop> loops;                   // shared across the group
-  std::vector<const Stmt *> lane0;           // stores outside shared loops
-  bool reads = false;                        // the kernel reads memory (barriers after stores)
-  bool float_reduction = false;              // some shared reduction is floating point
-  std::vector<std::string> trip_counts;      // of the shared loops, mapping language
-  std::vector<std::string> nest_trip_counts; // the same with nests flattened or their inner loops shared
+  std::vector<Loop> loops;         // shared across the group
+  std::vector<const Stmt *> lane0; // stores outside shared loops
+  bool reads = false;              // the kernel reads memory (barriers after stores)
+  bool float_reduction = false;    // some shared reduction is floating point
+  std::array<Form, 4> forms;       // by Nest
   std::set<std::string> size_params;
   std::set<std::string> nest_size_params; // also read by the bounds of those inner loops
   bool top_level = true;                  // the shared loops and lane-0 statements are top-level statements of the body
   bool columns = false;                   // a shared loop reads X[t * S + i]: items-major groups read it contiguously
   bool scans = false;                     // a shared loop is a scan: groups stay within a warp, lanes consecutive
   std::string unshared;                   // why the first loop that cannot be shared cannot
-  long most_steps = -1;                   // the most steps of a shared loop when each runs a constant count, else -1
-  long most_flat_steps = -1;              // the same with nests flattened (nest=flat)
-  bool nests = false;                     // some shared loop is a nest that can run as one range
-  long most_inner_steps = -1;             // the most steps of a loop the lanes share with nest=inner
-  bool inner_nests = false;               // some shared loop has an inner loop the lanes can share
-  const Expr *inner_bound = nullptr;      // the first such inner loop's bound
+  const Expr *inner_bound = nullptr;      // the first inner loop the lanes can share's bound (nest=inner)
   bool serial = false;                    // the kernel reads no builtin (serial_space): one item, as one thread
-  std::vector<std::string> deep_trip_counts; // the shared loops' trip counts with nest=deep
-  long most_deep_steps = -1;                 // the most steps of a loop the lanes share with nest=deep
-  bool deep_nests = false;                   // some shared loop has loops below its inner loop the lanes can share
+  Form &form(Nest n) { return forms[static_cast<size_t>(n)]; }
+  const Form &form(Nest n) const { return forms[static_cast<size_t>(n)]; }
+  // Some shared loop is a nest its lanes can share otherwise than by its outer loop.
+  bool nested() const { return form(Nest::Flat).offered || form(Nest::Inner).offered; }
 };
-
-// Which loop of a nest the lanes share.
-enum class Nest { Outer, Flat, Inner, Deep };
 
 // How threads form groups: `lanes` per item, `items` per block; by_items: a
 // group's lanes are `items` threads apart (else consecutive).
@@ -495,7 +503,7 @@ Expected<Plan> analyze(const KernelAst &k) {
                           (plan.unshared.empty() ? "" : " (the first: " + plan.unshared + ")"));
   plan.reads = reads_memory(space->body);
   std::vector<const VarDecl *> indexes = index_variables(space->body, 0);
-  plan.most_steps = plan.most_flat_steps = plan.most_inner_steps = plan.most_deep_steps = 0;
+  plan.form(Nest::Outer).offered = true;
   auto most = [](long &m, long steps) { m = steps < 0 || m < 0 ? -1 : std::max(m, steps); };
   for (Plan::Loop &l : plan.loops) {
     long steps = constant_steps(l.loop, k.context()), flat = steps, inner = steps;
@@ -511,7 +519,7 @@ Expected<Plan> analyze(const KernelAst &k) {
       plan.nest_size_params.insert(q.begin(), q.end());
       if (l.inner_shared) {
         inner = in_steps;
-        if (!plan.inner_nests) plan.inner_bound = in->bound;
+        if (!plan.form(Nest::Inner).offered) plan.inner_bound = in->bound;
       }
     }
     // With nest=deep the lanes stride the deepest loop of the nest they can
@@ -526,13 +534,6 @@ Expected<Plan> analyze(const KernelAst &k) {
       auto q = integer_params(d.bound);
       plan.nest_size_params.insert(q.begin(), q.end());
     }
-    plan.nests = plan.nests || l.inner;
-    plan.inner_nests = plan.inner_nests || l.inner_shared;
-    plan.deep_nests = plan.deep_nests || !l.deeper.empty();
-    most(plan.most_steps, steps);
-    most(plan.most_flat_steps, flat);
-    most(plan.most_inner_steps, inner);
-    most(plan.most_deep_steps, deep);
     walk(l.loop.loop->getBody(), [&](const Stmt *s) {
       if (const auto *sub = dyn_cast<ArraySubscriptExpr>(s))
         plan.columns = plan.columns || column_read(sub->getIdx(), l.loop.var, indexes);
@@ -543,12 +544,21 @@ Expected<Plan> analyze(const KernelAst &k) {
       plan.scans = true;
       plan.float_reduction = plan.float_reduction || l.scan->var->getType()->isRealFloatingType();
     }
-    auto add = [](std::vector<std::string> &trips, std::optional<std::string> trip) {
-      if (trip && std::find(trips.begin(), trips.end(), *trip) == trips.end()) trips.push_back(*trip);
+    struct Way {
+      Nest nest;
+      bool offered;
+      long steps;
+      std::optional<std::string> trip;
     };
-    add(plan.trip_counts, trip);
-    add(plan.nest_trip_counts, nest_trip);
-    add(plan.deep_trip_counts, deep_trip);
+    for (const Way &w : {Way{Nest::Outer, true, steps, trip}, Way{Nest::Flat, l.inner.has_value(), flat, nest_trip},
+                         Way{Nest::Inner, l.inner_shared.has_value(), inner, nest_trip},
+                         Way{Nest::Deep, !l.deeper.empty(), deep, deep_trip}}) {
+      Form &f = plan.form(w.nest);
+      f.offered = f.offered || w.offered;
+      most(f.most_steps, w.steps);
+      if (w.trip && std::find(f.trip_counts.begin(), f.trip_counts.end(), *w.trip) == f.trip_counts.end())
+        f.trip_counts.push_back(*w.trip);
+    }
     auto p = integer_params(l.loop.bound);
     plan.size_params.insert(p.begin(), p.end());
   }
@@ -925,11 +935,9 @@ std::vector<std::string> lanes_for(const Input &in, const IndexSpace &space, std
 // of one range).
 std::vector<std::string> nest_values(const Input &in, const Plan &plan, const std::vector<std::string> &lanes) {
   std::vector<std::string> out;
-  if (plan.nests) out.push_back("flat");
-  if (plan.inner_nests) out.push_back("inner");
-  if (plan.deep_nests) out.push_back("deep");
-  out.push_back("outer");
-  if (!plan.nests || !plan.inner_nests || lanes.empty()) return out;
+  for (Nest n : {Nest::Flat, Nest::Inner, Nest::Deep, Nest::Outer})
+    if (plan.form(n).offered) out.push_back(kNestNames[static_cast<size_t>(n)]);
+  if (!plan.form(Nest::Flat).offered || !plan.form(Nest::Inner).offered || lanes.empty()) return out;
   auto values = captured_values(plan.inner_bound, in);
   bool long_range = !values.empty();
   for (const auto &v : values)
@@ -986,24 +994,22 @@ std::vector<std::string> clusters_for(const KernelAst &k, std::optional<uint64_t
 Expected<std::vector<Axis>> space(const Input &in) {
   auto plan = analyze(*in.ast);
   if (!plan) return plan.error();
-  if (plan->serial) {
-    // One item: its group is the block (and a cluster's blocks), the more
-    // lanes the better.
-    std::vector<std::string> lanes = plan->scans ? std::vector<std::string>{"32", "16", "8"}
-                                                 : std::vector<std::string>{"1024", "512", "256", "128", "64", "32"};
-    std::vector<Axis> axes{{"lanes", lanes}};
-    if (auto c = clusters_for(*in.ast, 1, std::stol(lanes.front())); !c.empty()) axes.push_back(Axis{"cluster", c});
-    if (plan->nests || plan->inner_nests) axes.insert(axes.begin(), Axis{"nest", nest_values(in, *plan, lanes)});
-    return axes;
-  }
-  if (plan->scans) return std::vector<Axis>{{"lanes", {"32", "16", "8"}}, {"block", {"256", "128", "512"}}};
-  if (!plan->columns || !plan->top_level) {
-    std::vector<Axis> axes{{"lanes", lanes_for(in, plan->space, {"32", "128", "16", "256", "8", "64", "512"})},
-                           {"block", {"256", "128", "512"}}};
-    if (auto c = clusters_for(*in.ast, captured_items(in, plan->space), std::stol(axes[0].values.front())); !c.empty())
+  if (plan->scans && !plan->serial)
+    return std::vector<Axis>{{"lanes", {"32", "16", "8"}}, {"block", {"256", "128", "512"}}};
+  if (plan->serial || !plan->columns || !plan->top_level) {
+    // A serial kernel's one item has the block (and a cluster's blocks) for
+    // its group, the more lanes the better.
+    std::vector<Axis> axes;
+    if (plan->serial)
+      axes.push_back({"lanes", plan->scans ? std::vector<std::string>{"32", "16", "8"}
+                                           : std::vector<std::string>{"1024", "512", "256", "128", "64", "32"}});
+    else
+      axes = {{"lanes", lanes_for(in, plan->space, {"32", "128", "16", "256", "8", "64", "512"})},
+              {"block", {"256", "128", "512"}}};
+    auto items = plan->serial ? std::optional<uint64_t>(1) : captured_items(in, plan->space);
+    if (auto c = clusters_for(*in.ast, items, std::stol(axes[0].values.front())); !c.empty())
       axes.push_back(Axis{"cluster", c});
-    if (plan->nests || plan->inner_nests)
-      axes.insert(axes.begin(), Axis{"nest", nest_values(in, *plan, axes[0].values)});
+    if (plan->nested()) axes.insert(axes.begin(), Axis{"nest", nest_values(in, *plan, axes[0].values)});
     return axes;
   }
   // A column read: items-major groups first, with as many lanes as keep a
@@ -1040,34 +1046,28 @@ Expected<Output> apply(const Input &in, const Params &params) {
     return not_applicable("order is not items or lanes");
   g.by_items = order != params.end() && order->second == "items";
   if (g.by_items && plan->serial) return not_applicable("a serial kernel's one item runs with order=lanes");
-  auto nest = params.find("nest");
-  if (nest != params.end() && nest->second != "flat" && nest->second != "inner" && nest->second != "deep" &&
-      nest->second != "outer")
-    return not_applicable("nest is not flat, inner, deep or outer");
-  if (nest != params.end())
-    g.nest = nest->second == "flat"    ? Nest::Flat
-             : nest->second == "inner" ? Nest::Inner
-             : nest->second == "deep"  ? Nest::Deep
-                                       : Nest::Outer;
-  if (g.nest == Nest::Flat && !plan->nests)
-    return not_applicable("no shared loop is a nest of two loops that can run as one range (a single counted loop "
-                          "as its body, with a fixed range, accumulating, storing nothing)");
-  if (g.nest == Nest::Inner && !plan->inner_nests)
-    return not_applicable("no shared loop has an inner loop its lanes can share (declarations then one counted loop "
-                          "as its body, every accumulation in it, a range it does not change, storing nothing)");
-  if (g.nest == Nest::Deep && !plan->deep_nests)
-    return not_applicable("no shared loop's inner loop has a loop below it its lanes can share (each level "
-                          "declarations then one counted loop, every accumulation in the deepest)");
+  if (auto nest = params.find("nest"); nest != params.end()) {
+    const auto *at = std::find(std::begin(kNestNames), std::end(kNestNames), nest->second);
+    if (at == std::end(kNestNames)) return not_applicable("nest is not flat, inner, deep or outer");
+    g.nest = static_cast<Nest>(at - std::begin(kNestNames));
+  }
+  // Why each form is not offered, by Nest.
+  static const char *const kNotOffered[] = {
+      "",
+      "no shared loop is a nest of two loops that can run as one range (a single counted loop as its body, with a "
+      "fixed range, accumulating, storing nothing)",
+      "no shared loop has an inner loop its lanes can share (declarations then one counted loop as its body, every "
+      "accumulation in it, a range it does not change, storing nothing)",
+      "no shared loop's inner loop has a loop below it its lanes can share (each level declarations then one counted "
+      "loop, every accumulation in the deepest)"};
+  const Form &form = plan->form(g.nest);
+  if (!form.offered) return not_applicable(kNotOffered[static_cast<size_t>(g.nest)]);
   if (g.nest != Nest::Outer && g.by_items)
     return not_applicable("nest=flat, nest=inner and nest=deep run with order=lanes only");
   if (g.lanes < 2 || g.lanes > 1024 || (g.lanes & (g.lanes - 1)) != 0)
     return not_applicable("lanes must be a power of two");
-  long most = g.nest == Nest::Flat    ? plan->most_flat_steps
-              : g.nest == Nest::Inner ? plan->most_inner_steps
-              : g.nest == Nest::Deep  ? plan->most_deep_steps
-                                      : plan->most_steps;
-  if (most >= 0 && g.lanes > most)
-    return not_applicable("the shared loops run at most " + std::to_string(most) + " steps, fewer than " +
+  if (form.most_steps >= 0 && g.lanes > form.most_steps)
+    return not_applicable("the shared loops run at most " + std::to_string(form.most_steps) + " steps, fewer than " +
                           std::to_string(g.lanes) + " lanes");
   if (plan->scans && (g.lanes > 32 || g.by_items))
     return not_applicable("a scan's lanes must be consecutive threads of one warp (order=lanes, lanes <= 32)");
@@ -1132,9 +1132,7 @@ Expected<Output> apply(const Input &in, const Params &params) {
   out.launch = m;
   out.numerics = plan->float_reduction ? cache::kNumericsReassociates : cache::kNumericsExact;
   std::string n;
-  for (const std::string &t : g.nest == Nest::Deep    ? plan->deep_trip_counts
-                              : g.nest != Nest::Outer ? plan->nest_trip_counts
-                                                      : plan->trip_counts)
+  for (const std::string &t : form.trip_counts)
     n = n.empty() ? t : "max(" + n + ", " + t + ")";
   out.reduction_length = plan->float_reduction ? n : "";
   std::set<std::string> sizes = plan->size_params;
